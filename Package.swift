@@ -1,0 +1,111 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "Tern",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "tern", targets: ["tern"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // Pure domain: fixes, positions, seams (protocols), filter, scheduler and forwarder state machines, geodesy.
+        .target(name: "TernCore", swiftSettings: strict),
+        // NMEA 0183 framing, sentence decoding and epoch assembly (pure).
+        .target(name: "TernNMEA", dependencies: ["TernCore"], swiftSettings: strict),
+        // C shim over libgpiod v1 (bookworm) and v2 (trixie).
+        .target(name: "CTernGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
+        // Humble hardware adapters: termios serial port, libgpiod power switch, the NMEA receiver.
+        .target(
+            name: "TernHardware",
+            dependencies: ["TernCore", "TernNMEA", "CTernGPIO", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        // Durable store-and-forward queue in SQLite (GRDB).
+        .target(
+            name: "TernStore",
+            dependencies: ["TernCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
+        // HTTP uplink (async-http-client) and connectivity monitoring.
+        .target(
+            name: "TernUplink",
+            dependencies: [
+                "TernCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        // The coordinator and the async shells that run the state machines.
+        .target(
+            name: "TernGateway",
+            dependencies: [
+                "TernCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        // The built-in simulated board: simulated GPS on a PTY, simulated power switch, local collector.
+        .target(
+            name: "TernSimulation",
+            dependencies: [
+                "TernCore", "TernNMEA",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        // Composition root: configuration, pipeline assembly, the demo.
+        .target(
+            name: "TernApp",
+            dependencies: [
+                "TernCore", "TernNMEA", "TernHardware", "TernStore", "TernUplink", "TernGateway", "TernSimulation",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ],
+            swiftSettings: strict),
+        // Fakes and fixture builders shared by tests, demo and benchmarks.
+        .target(
+            name: "TernTesting",
+            dependencies: [
+                "TernCore",
+                .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "tern",
+            dependencies: [
+                "TernApp", "TernNMEA", "TernCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+
+        .testTarget(name: "TernCoreTests", dependencies: ["TernCore", "TernTesting"], swiftSettings: strict),
+        .testTarget(name: "TernNMEATests", dependencies: ["TernNMEA", "TernCore"], swiftSettings: strict),
+        .testTarget(name: "TernHardwareTests", dependencies: ["TernHardware", "TernCore", "TernNMEA", "TernTesting"], swiftSettings: strict),
+        .testTarget(name: "TernStoreTests", dependencies: ["TernStore", "TernCore", "TernTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "TernUplinkTests",
+            dependencies: ["TernUplink", "TernCore", "TernTesting", "TernSimulation"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "TernGatewayTests",
+            dependencies: ["TernGateway", "TernCore", "TernTesting", .product(name: "Clocks", package: "swift-clocks"), .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        .testTarget(name: "TernSimulationTests", dependencies: ["TernSimulation", "TernCore", "TernNMEA", "TernTesting"], swiftSettings: strict),
+        .testTarget(name: "TernAppTests", dependencies: ["TernApp", "TernCore", "TernTesting"], swiftSettings: strict),
+    ]
+)

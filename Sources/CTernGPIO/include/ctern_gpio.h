@@ -1,0 +1,34 @@
+#ifndef CTERN_GPIO_H
+#define CTERN_GPIO_H
+
+#include <stddef.h>
+
+/// One requested output line. Opaque; owned by the caller until tern_gpio_close.
+typedef struct tern_gpio_line tern_gpio_line;
+
+/// Where tern_gpio_open failed.
+enum tern_gpio_stage {
+    TERN_GPIO_OK = 0,
+    TERN_GPIO_CHIP = 1,     ///< opening the chip (errno: ENOENT no such chip, EACCES permission)
+    TERN_GPIO_LINE = 2,     ///< finding the line (no such offset or name)
+    TERN_GPIO_REQUEST = 3,  ///< requesting the line (EBUSY: `holder` names the consumer holding it)
+};
+
+/// Opens `chip` (a name such as "gpiochip0", a path, a number, or a label) and requests one
+/// line as an output at `initial_value` (logical, honouring `active_low`). The line is found by
+/// `offset` when it is >= 0, else by `line_name`. On failure returns NULL, sets errno and
+/// `*stage`, and writes the current consumer of a busy line into `holder`.
+tern_gpio_line *tern_gpio_open(const char *chip, int offset, const char *line_name,
+                               int active_low, int initial_value, const char *consumer,
+                               int *stage, char *holder, size_t holder_len);
+
+/// Sets the logical value (1 = active). Returns 0, or -1 with errno set.
+int tern_gpio_set(tern_gpio_line *line, int value);
+
+/// Releases the line and closes the chip.
+void tern_gpio_close(tern_gpio_line *line);
+
+/// "v1" or "v2": the libgpiod API this shim was compiled against.
+const char *tern_gpio_api(void);
+
+#endif

@@ -1,0 +1,130 @@
+import Foundation
+import TOMLKit
+
+/// Typed, validated reads from one TOML table, remembering which keys were used so that unknown
+/// (misspelt) keys can be reported. Every error names the full key and what is expected.
+struct ConfigReader {
+    private let table: TOMLTable
+    private let prefix: String
+    private var used: Set<String> = []
+
+    init(table: TOMLTable, prefix: String) {
+        self.table = table
+        self.prefix = prefix
+    }
+
+    private func key(_ name: String) -> String { prefix.isEmpty ? name : "\(prefix).\(name)" }
+
+    private mutating func value(_ name: String) -> TOMLValueConvertible? {
+        used.insert(name)
+        return table[name]
+    }
+
+    private func shown(_ value: TOMLValueConvertible) -> String {
+        if let s = value.string { return "\"\(s)\"" }
+        return value.debugDescription
+    }
+
+    mutating func table(_ name: String) throws(ConfigError) -> ConfigReader {
+        guard let raw = value(name) else { return ConfigReader(table: TOMLTable(), prefix: key(name)) }
+        guard let table = raw.tomlValue.table else {
+            throw ConfigError(key: key(name), "expected a table ([\(key(name))]), got \(shown(raw))")
+        }
+        return ConfigReader(table: table, prefix: key(name))
+    }
+
+    func rejectUnknownKeys() throws(ConfigError) {
+        let unknown = table.keys.filter { !used.contains($0) }.sorted()
+        if let first = unknown.first {
+            let known = used.sorted().joined(separator: ", ")
+            throw ConfigError(key: key(first), "unknown key; known keys here: \(known)")
+        }
+    }
+
+    mutating func string(
+        _ name: String, default fallback: String, pattern: String, valid: (String) -> Bool
+    ) throws(ConfigError) -> String {
+        guard let raw = value(name) else { return fallback }
+        guard let s = raw.string, valid(s) else {
+            throw ConfigError(key: key(name), "expected \(pattern), got \(shown(raw))")
+        }
+        return s
+    }
+
+    mutating func optionalString(_ name: String) throws(ConfigError) -> String? {
+        guard let raw = value(name) else { return nil }
+        guard let s = raw.string else { throw ConfigError(key: key(name), "expected a string, got \(shown(raw))") }
+        return s.isEmpty ? nil : s
+    }
+
+    mutating func choice(_ name: String, _ options: [String], default fallback: String) throws(ConfigError) -> String {
+        guard let raw = value(name) else { return fallback }
+        guard let s = raw.string, options.contains(s) else {
+            throw ConfigError(key: key(name), "expected one of \(options.map { "\"\($0)\"" }.joined(separator: ", ")), got \(shown(raw))")
+        }
+        return s
+    }
+
+    mutating func bool(_ name: String, default fallback: Bool) throws(ConfigError) -> Bool {
+        guard let raw = value(name) else { return fallback }
+        guard let b = raw.bool else { throw ConfigError(key: key(name), "expected true or false, got \(shown(raw))") }
+        return b
+    }
+
+    mutating func int(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        guard let raw = value(name) else { return fallback }
+        guard let i = raw.int, range.contains(i) else {
+            throw ConfigError(key: key(name), "expected an integer from \(range.lowerBound) to \(range.upperBound), got \(shown(raw))")
+        }
+        return i
+    }
+
+    mutating func int(_ name: String, default fallback: Int, allowed: [Int]) throws(ConfigError) -> Int {
+        guard let raw = value(name) else { return fallback }
+        guard let i = raw.int, allowed.contains(i) else {
+            throw ConfigError(key: key(name), "expected one of \(allowed.map(String.init).joined(separator: ", ")), got \(shown(raw))")
+        }
+        return i
+    }
+
+    mutating func double(_ name: String, default fallback: Double, range: ClosedRange<Double>) throws(ConfigError) -> Double {
+        guard let raw = value(name) else { return fallback }
+        guard let d = raw.double ?? raw.int.map(Double.init), range.contains(d) else {
+            throw ConfigError(key: key(name), "expected a number from \(range.lowerBound) to \(range.upperBound), got \(shown(raw))")
+        }
+        return d
+    }
+
+    /// A duration: a number of seconds, or a string such as "90s", "15m", "2h", "500ms".
+    mutating func duration(_ name: String, default fallback: Duration, range: ClosedRange<Duration>) throws(ConfigError) -> Duration {
+        guard let raw = value(name) else { return fallback }
+        let parsed: Duration? =
+            if let i = raw.int { .seconds(i) } else if let d = raw.double { .milliseconds(Int64(d * 1000)) } else { raw.string.flatMap(DurationText.parse) }
+        guard let duration = parsed, range.contains(duration) else {
+            throw ConfigError(
+                key: key(name),
+                "expected a duration from \(DurationText.format(range.lowerBound)) to \(DurationText.format(range.upperBound)) such as \"90s\", \"15m\" or a number of seconds, got \(shown(raw))")
+        }
+        return duration
+    }
+
+    mutating func url(_ name: String, required: Bool) throws(ConfigError) -> URL? {
+        guard let raw = value(name) else {
+            if required { throw ConfigError(key: key(name), "missing: set the server's URL, e.g. url = \"https://tracker.example.com/positions\"") }
+            return nil
+        }
+        guard let s = raw.string, let url = URL(string: s), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+            throw ConfigError(key: key(name), "expected an http:// or https:// URL, got \(shown(raw))")
+        }
+        return url
+    }
+
+    mutating func gpioLine(_ name: String) throws(ConfigError) -> TernConfig.GPIOLineSpec {
+        guard let raw = value(name) else {
+            throw ConfigError(key: key(name), "missing: the GPIO line that powers the receiver, an offset (17) or a line name (\"GPS_EN\")")
+        }
+        if let i = raw.int, i >= 0 { return .offset(i) }
+        if let s = raw.string, !s.isEmpty { return .name(s) }
+        throw ConfigError(key: key(name), "expected a line offset (e.g. 17) or a line name (e.g. \"GPS_EN\"), got \(shown(raw))")
+    }
+}

@@ -1,0 +1,109 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import ServiceLifecycle
+import TernCore
+import TernGateway
+import TernHardware
+import TernSimulation
+import TernUplink
+
+/// `tern run`: the pipeline from a config, as a long-running service. SIGTERM/SIGINT finish the
+/// current write, power the receiver off and exit; systemd is told READY/STOPPING and watchdog pings.
+public struct Daemon: Sendable {
+    public let config: TernConfig
+    private let logger: Logger
+    private let notifier: SystemdNotifier
+
+    public init(config: TernConfig, logger: Logger, notifier: SystemdNotifier = SystemdNotifier()) {
+        self.config = config
+        self.logger = logger
+        self.notifier = notifier
+    }
+
+    public func run() async throws {
+        let queue = try Pipeline<ContinuousClock>.openQueue(config: config)
+        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            try await run(queue: queue, httpClient: httpClient)
+        } catch {
+            try? await httpClient.shutdown()
+            throw error
+        }
+        try? await httpClient.shutdown()
+    }
+
+    private func run(queue: any PositionQueue, httpClient: HTTPClient) async throws {
+        switch config.receiver {
+        case let .serial(device, baud):
+            let serialPort = try TermiosSerialPort.open(path: device, baudRate: baud)
+            let parts = Pipeline<ContinuousClock>.Parts(
+                queue: queue, serialPort: serialPort, powerSwitch: try makePowerSwitch(),
+                uplinkURL: try uplinkURL(collector: nil), connectivity: RouteConnectivity())
+            try await run(Pipeline(config: config, parts: parts, httpClient: httpClient, clock: ContinuousClock(), logger: logger))
+        case let .simulated(speed, seed):
+            let board = try SimulatedBoard(speed: speed, seed: seed)
+            var collector: Collector?
+            if config.uplink.localCollector {
+                let local = Collector(logger: logger)
+                try await local.start()
+                logger.notice("local collector listening", metadata: ["url": "\(local.url)"])
+                collector = local
+            }
+            let parts = Pipeline<ScaledClock>.Parts(
+                queue: queue, serialPort: board.serialPort, powerSwitch: board.power,
+                uplinkURL: try uplinkURL(collector: collector), connectivity: RouteConnectivity())
+            try await run(
+                Pipeline(config: config, parts: parts, httpClient: httpClient, clock: board.clock, logger: logger),
+                extra: [board.service])
+            try? await collector?.stop()
+        }
+    }
+
+    private func run<C: Clock>(_ pipeline: Pipeline<C>, extra: [any Service] = []) async throws where C.Duration == Duration {
+        let services = extra + pipeline.services + [watchdog(pipeline)]
+        let group = ServiceGroup(configuration: .init(
+            services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try? notifier.ready()
+        logger.notice("tern running", metadata: ["device": "\(config.device)", "queue": "\(config.queuePath)"])
+        defer { try? notifier.stopping() }
+        try await group.run()
+    }
+
+    /// Pings systemd's watchdog and publishes a one-line status for `systemctl status`.
+    private func watchdog<C: Clock>(_ pipeline: Pipeline<C>) -> any Service where C.Duration == Duration {
+        TaskService("watchdog") { [notifier] in
+            let interval = notifier.watchdogInterval ?? .seconds(30)
+            try await cancelWhenGracefulShutdown {
+                while !Task.isCancelled {
+                    let gateway = await pipeline.gateway.status()
+                    let forwarder = pipeline.forwarder.status()
+                    let depth = (try? await pipeline.queue.count()) ?? -1
+                    try? notifier.status(
+                        "receiver \(gateway.receiverPowered ? "on" : "off"), \(gateway.fixesAccepted) accepted, queue \(depth), uploaded \(forwarder.uploaded)")
+                    try? notifier.watchdog()
+                    try await Task.sleep(for: interval)
+                }
+            }
+        }
+    }
+
+    private func makePowerSwitch() throws -> any PowerSwitch {
+        switch config.power {
+        case .none, .simulated:
+            return NoPowerSwitch()
+        case let .gpio(chip, line, activeLow):
+            let gpioLine: GPIOLine = switch line {
+            case let .offset(offset): .offset(offset)
+            case let .name(name): .name(name)
+            }
+            return try GPIOPowerSwitch(chip: chip, line: gpioLine, activeLow: activeLow)
+        }
+    }
+
+    private func uplinkURL(collector: Collector?) throws -> URL {
+        if let collector { return collector.url }
+        guard let url = config.uplink.url else { throw ConfigError(key: "uplink.url", "missing") }
+        return url
+    }
+}

@@ -1,0 +1,81 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import ServiceLifecycle
+import TernCore
+import TernGateway
+import TernHardware
+import TernStore
+import TernUplink
+
+/// The assembled pipeline: real adapters wired to the coordinator. `tern run` and `tern demo`
+/// differ only in where the serial port, power switch, uplink URL and connectivity come from.
+public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
+    public let gateway: Gateway<C>
+    public let forwarder: Forwarder<C>
+    public let queue: any PositionQueue
+    public let receiver: NMEAReceiver
+
+    public struct Parts: Sendable {
+        public var queue: any PositionQueue
+        public var serialPort: any SerialPort
+        public var powerSwitch: any PowerSwitch
+        public var uplinkURL: URL
+        public var connectivity: any Connectivity
+        public var referenceDate: @Sendable () -> Date
+
+        public init(
+            queue: any PositionQueue, serialPort: any SerialPort, powerSwitch: any PowerSwitch, uplinkURL: URL,
+            connectivity: any Connectivity, referenceDate: @escaping @Sendable () -> Date = { Date() }
+        ) {
+            self.queue = queue
+            self.serialPort = serialPort
+            self.powerSwitch = powerSwitch
+            self.uplinkURL = uplinkURL
+            self.connectivity = connectivity
+            self.referenceDate = referenceDate
+        }
+    }
+
+    public init(config: TernConfig, parts: Parts, httpClient: HTTPClient, clock: C, logger: Logger) {
+        queue = parts.queue
+        receiver = NMEAReceiver(
+            serialPort: parts.serialPort, powerSwitch: parts.powerSwitch,
+            options: .init(referenceDate: parts.referenceDate), logger: logger.labelled("tern.receiver"))
+        let uplink = HTTPUplink(
+            url: parts.uplinkURL, device: config.device, httpClient: httpClient,
+            timeout: config.uplink.timeout, logger: logger.labelled("tern.uplink"), token: config.uplink.token)
+        forwarder = Forwarder(
+            queue: queue, uplink: uplink, connectivity: parts.connectivity, backoff: config.uplink.backoff,
+            batchSize: config.uplink.batchSize, seed: UInt64.random(in: 1...UInt64.max), clock: clock,
+            logger: logger.labelled("tern.forwarder"))
+        gateway = Gateway(
+            receiver: receiver, filter: StandardLocationFilter(options: config.filter), queue: queue,
+            forwarder: forwarder, scheduler: DutyCycleScheduler(options: config.scheduler), clock: clock,
+            logger: logger.labelled("tern.gateway"))
+    }
+
+    /// The gateway and forwarder as services, in start order.
+    public var services: [any Service] { [ForwarderService(forwarder), GatewayService(gateway)] }
+
+    /// Creates the data directory when missing and opens the queue in it.
+    public static func openQueue(config: TernConfig) throws -> SQLitePositionQueue {
+        do {
+            try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw ConfigError(
+                key: "data_dir",
+                "cannot create \(config.dataDirectory): \(error.localizedDescription); create it and give the tern user write access")
+        }
+        return try SQLitePositionQueue(path: config.queuePath)
+    }
+}
+
+extension Logger {
+    /// The same logger, with the component named in its metadata.
+    func labelled(_ component: String) -> Logger {
+        var logger = self
+        logger[metadataKey: "component"] = "\(component)"
+        return logger
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+import Synchronization
+import TernCore
+
+/// Wraps a queue and remembers the id of every position enqueued through it, so the demo can
+/// prove that each one reached the collector.
+final class RecordingQueue: PositionQueue {
+    private let base: any PositionQueue
+    private let ids = Mutex<[UUID]>([])
+
+    init(_ base: any PositionQueue) { self.base = base }
+
+    var enqueuedIDs: [UUID] { ids.withLock { $0 } }
+
+    func enqueue(_ position: Position) async throws -> Int64 {
+        let sequence = try await base.enqueue(position)
+        ids.withLock { $0.append(position.id) }
+        return sequence
+    }
+
+    func oldest(limit: Int) async throws -> [QueuedPosition] { try await base.oldest(limit: limit) }
+    func acknowledge(through sequence: Int64) async throws { try await base.acknowledge(through: sequence) }
+    func count() async throws -> Int { try await base.count() }
+}

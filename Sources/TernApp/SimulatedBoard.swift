@@ -1,0 +1,32 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import TernCore
+import TernGateway
+import TernHardware
+import TernSimulation
+
+/// The built-in simulated board: a simulated GPS module on a PTY behind a simulated supply switch,
+/// read through the real termios adapter.
+public struct SimulatedBoard: Sendable {
+    public let power: SimulatedPowerSwitch
+    public let gps: SimulatedGPS
+    public let serialPort: TermiosSerialPort
+    public let clock: ScaledClock
+
+    public init(speed: Double, seed: UInt64, startTime: Date = Date()) throws {
+        power = SimulatedPowerSwitch()
+        // Start on a whole second, as receivers report.
+        let start = Date(timeIntervalSince1970: startTime.timeIntervalSince1970.rounded(.down))
+        gps = try SimulatedGPS(power: power, options: .init(startTime: start, seed: seed))
+        serialPort = try TermiosSerialPort.open(path: gps.devicePath, baudRate: 9600)
+        clock = ScaledClock(speed: speed)
+    }
+
+    /// Runs the simulated GPS until graceful shutdown.
+    public var service: any Service {
+        TaskService("simulated-gps") { [gps, clock] in
+            try await cancelWhenGracefulShutdown { try await gps.run(clock: clock) }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import TernCore
+
+/// Everything `tern run` needs, validated. Read from TOML with `TernConfig.load(path:)`.
+public struct TernConfig: Sendable, Equatable {
+    public enum Receiver: Sendable, Equatable {
+        /// A real receiver on a UART.
+        case serial(device: String, baud: Int)
+        /// The built-in simulated board, running `speed` times faster than real time.
+        case simulated(speed: Double, seed: UInt64)
+    }
+
+    public enum Power: Sendable, Equatable {
+        /// The receiver is always powered (HATs without a supply switch).
+        case none
+        /// A GPIO line drives a load switch or the module's enable pin.
+        case gpio(chip: String, line: GPIOLineSpec, activeLow: Bool)
+        /// The simulated board's supply (only with the simulated receiver).
+        case simulated
+    }
+
+    public enum GPIOLineSpec: Sendable, Equatable {
+        case offset(Int)
+        case name(String)
+    }
+
+    public struct Uplink: Sendable, Equatable {
+        /// Where positions are POSTed; nil with `collector = true` on the simulated board.
+        public var url: URL?
+        public var token: String?
+        public var batchSize: Int
+        public var timeout: Duration
+        public var backoff: Backoff
+        /// Start the built-in local collector and upload to it (simulated board only).
+        public var localCollector: Bool
+    }
+
+    public var device: String
+    public var dataDirectory: String
+    public var receiver: Receiver
+    public var power: Power
+    public var scheduler: DutyCycleScheduler.Options
+    public var filter: StandardLocationFilter.Options
+    public var uplink: Uplink
+    public var logLevel: String
+
+    /// Path of the SQLite queue inside the data directory.
+    public var queuePath: String { (dataDirectory as NSString).appendingPathComponent("queue.sqlite") }
+}

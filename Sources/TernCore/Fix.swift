@@ -1,0 +1,74 @@
+import Foundation
+
+/// A point on the WGS-84 ellipsoid, in decimal degrees.
+public struct Coordinate: Sendable, Hashable, Codable {
+    public var latitude: Double
+    public var longitude: Double
+
+    public init(latitude: Double, longitude: Double) {
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// True when both values are finite and inside their ranges.
+    public var isValid: Bool {
+        latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180
+    }
+}
+
+/// The receiver's own statement of how the position was obtained (NMEA GGA field 6).
+public enum FixQuality: Int, Sendable, Hashable, Codable {
+    case invalid = 0
+    case gps = 1
+    case dgps = 2
+    case pps = 3
+    case rtkFixed = 4
+    case rtkFloat = 5
+    case estimated = 6
+    case manual = 7
+    case simulation = 8
+
+    /// Whether a position with this quality describes where the antenna really is.
+    public var isUsable: Bool {
+        switch self {
+        case .gps, .dgps, .pps, .rtkFixed, .rtkFloat: true
+        case .invalid, .estimated, .manual, .simulation: false
+        }
+    }
+}
+
+/// One position report from a receiver: everything a receiver cycle said about where and when.
+public struct Fix: Sendable, Hashable, Codable {
+    /// UTC time of the fix, with its date.
+    public var time: Date
+    public var coordinate: Coordinate
+    /// Altitude above mean sea level, metres.
+    public var altitude: Double?
+    /// Speed over ground, metres per second.
+    public var speed: Double?
+    /// Course over ground, degrees true.
+    public var course: Double?
+    public var quality: FixQuality
+    /// Satellites used in the solution.
+    public var satellites: Int?
+    /// Horizontal dilution of precision.
+    public var hdop: Double?
+    /// Estimated horizontal accuracy (1 σ), metres.
+    public var accuracy: Double?
+
+    public init(
+        time: Date, coordinate: Coordinate, altitude: Double? = nil, speed: Double? = nil,
+        course: Double? = nil, quality: FixQuality = .gps, satellites: Int? = nil,
+        hdop: Double? = nil, accuracy: Double? = nil
+    ) {
+        self.time = time
+        self.coordinate = coordinate
+        self.altitude = altitude
+        self.speed = speed
+        self.course = course
+        self.quality = quality
+        self.satellites = satellites
+        self.hdop = hdop
+        self.accuracy = accuracy
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+
+// The seams: each responsibility is one small protocol, injected through initializers.
+
+/// A byte stream from a UART (or anything that behaves like one).
+public protocol SerialPort: Sendable {
+    /// Waits until bytes are available and returns them (at most `maxCount`, never empty).
+    /// Throws `SerialPortError.disconnected` when the device went away (hang-up, EIO, end of file).
+    func read(maxCount: Int) async throws -> [UInt8]
+    /// Writes all bytes, waiting while the device's buffer is full.
+    func write(_ bytes: [UInt8]) async throws
+    /// Closes the device; reads and writes after this throw `SerialPortError.closed`.
+    func close() async
+}
+
+public enum SerialPortError: Error, Equatable, CustomStringConvertible {
+    case cannotOpen(path: String, reason: String)
+    case unsupportedBaudRate(Int)
+    case notATerminal(path: String)
+    case disconnected(path: String)
+    case closed
+    case io(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .cannotOpen(path, reason):
+            "cannot open serial device \(path): \(reason)"
+        case let .unsupportedBaudRate(baud):
+            "unsupported baud rate \(baud): use one of 4800, 9600, 19200, 38400, 57600, 115200"
+        case let .notATerminal(path):
+            "\(path) is not a serial device (tcgetattr failed): check the path, e.g. /dev/serial0"
+        case let .disconnected(path):
+            "serial device \(path) disconnected (hang-up or I/O error): check the cable or HAT"
+        case .closed:
+            "serial port is closed"
+        case let .io(path, reason):
+            "I/O error on \(path): \(reason)"
+        }
+    }
+}
+
+/// Switches the receiver's supply (or its run/standby state) on and off.
+public protocol PowerSwitch: Sendable {
+    func setPower(on: Bool) async throws
+}
+
+/// A GPS receiver: owns its serial port and power, and yields fixes while powered.
+public protocol GPSReceiver: Sendable {
+    func powerOn() async throws
+    func powerOff() async throws
+    /// The fixes the receiver reports. Meant for one consumer; finishes when the receiver stops
+    /// and throws when the device fails for good.
+    func fixes() -> AsyncThrowingStream<Fix, any Error>
+}
+
+/// Why the filter rejected a fix.
+public enum RejectionReason: Sendable, Hashable, CustomStringConvertible {
+    case noFix
+    case invalidCoordinate
+    case poorAccuracy(metres: Double, limit: Double)
+    case outOfSequence
+    case duplicate
+    case implausibleJump(metresPerSecond: Double, limit: Double)
+
+    public var description: String {
+        switch self {
+        case .noFix: "no fix (quality invalid or estimated)"
+        case .invalidCoordinate: "coordinate out of range"
+        case let .poorAccuracy(m, limit): "accuracy \(Int(m.rounded())) m worse than \(Int(limit.rounded())) m"
+        case .outOfSequence: "older than the last accepted fix"
+        case .duplicate: "same time as the last accepted fix"
+        case let .implausibleJump(v, limit):
+            "implies \(Int(v.rounded())) m/s, more than \(Int(limit.rounded())) m/s"
+        }
+    }
+}
+
+public enum FilterDecision: Sendable, Hashable {
+    case accept(Fix)
+    case reject(RejectionReason)
+}
+
+/// Decides which raw fixes become positions. Value type: it remembers what it accepted.
+public protocol LocationFilter: Sendable {
+    mutating func evaluate(_ fix: Fix) -> FilterDecision
+}
+
+/// The durable store-and-forward queue.
+public protocol PositionQueue: Sendable {
+    /// Durably stores a position; returns its sequence number. Returns once the write is on disk.
+    @discardableResult
+    func enqueue(_ position: Position) async throws -> Int64
+    /// The oldest positions not yet acknowledged, in sequence order.
+    func oldest(limit: Int) async throws -> [QueuedPosition]
+    /// Removes every position with a sequence ≤ `sequence`.
+    func acknowledge(through sequence: Int64) async throws
+    /// How many positions wait to be uploaded.
+    func count() async throws -> Int
+}
+
+/// The outcome of one upload attempt.
+public enum UplinkResult: Sendable, Hashable {
+    case delivered
+    /// Worth retrying later (network down, 5xx, timeout).
+    case retryable(reason: String)
+    /// Retrying the same request will not help (rejected by the server); needs a human.
+    case permanent(reason: String)
+}
+
+/// Sends batches of positions to the server.
+public protocol Uplink: Sendable {
+    func send(_ batch: [QueuedPosition]) async -> UplinkResult
+}
+
+public enum ConnectivityEvent: Sendable, Hashable {
+    /// The network may be back: worth trying an upload now.
+    case mayBeOnline
+    case offline
+}
+
+/// Tells when the network may be back.
+public protocol Connectivity: Sendable {
+    func events() -> AsyncStream<ConnectivityEvent>
+}
+
+/// What the gateway tells the forwarder: new positions are in the queue. Must return promptly.
+public protocol Forwarding: Sendable {
+    func positionsAvailable()
+}

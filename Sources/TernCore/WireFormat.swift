@@ -1,0 +1,91 @@
+import Foundation
+
+/// The JSON body Tern POSTs to the server: one batch of positions, oldest first.
+///
+/// ```json
+/// {"device":"tern-01","positions":[{"id":"6F9619FF-…","seq":12,"time":"2026-11-21T02:30:00.000Z",
+///   "lat":45.81,"lon":15.97,"alt":120.5,"speed":1.2,"course":87.0,"quality":1,
+///   "satellites":9,"hdop":0.9,"accuracy":3.6}]}
+/// ```
+/// `id` is stable across retries: the server must treat a repeated `id` as the same position.
+public struct WireBatch: Sendable, Hashable, Codable {
+    public var device: String
+    public var positions: [WirePosition]
+
+    public init(device: String, positions: [WirePosition]) {
+        self.device = device
+        self.positions = positions
+    }
+
+    public init(device: String, queued: [QueuedPosition]) {
+        self.init(device: device, positions: queued.map(WirePosition.init))
+    }
+
+    public static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(WireTime.format(date))
+        }
+        return encoder
+    }
+
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = WireTime.parse(text) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "expected an ISO-8601 UTC time, got \(text)")
+            }
+            return date
+        }
+        return decoder
+    }
+}
+
+public struct WirePosition: Sendable, Hashable, Codable {
+    public var id: UUID
+    public var seq: Int64
+    public var time: Date
+    public var lat: Double
+    public var lon: Double
+    public var alt: Double?
+    public var speed: Double?
+    public var course: Double?
+    public var quality: Int
+    public var satellites: Int?
+    public var hdop: Double?
+    public var accuracy: Double?
+
+    public init(_ queued: QueuedPosition) {
+        let fix = queued.position.fix
+        id = queued.position.id
+        seq = queued.sequence
+        time = fix.time
+        lat = fix.coordinate.latitude
+        lon = fix.coordinate.longitude
+        alt = fix.altitude
+        speed = fix.speed
+        course = fix.course
+        quality = fix.quality.rawValue
+        satellites = fix.satellites
+        hdop = fix.hdop
+        accuracy = fix.accuracy
+    }
+}
+
+/// ISO-8601 UTC with milliseconds, e.g. `2026-11-21T02:30:00.000Z`.
+public enum WireTime {
+    public static func format(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+
+    public static func parse(_ text: String) -> Date? {
+        if let date = try? Date(text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)) {
+            return date
+        }
+        return try? Date(text, strategy: .iso8601)
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import TernCore
+
+/// Encodes fixes as NMEA 0183 sentences (`$...*HH\r\n`), as a receiver would send them.
+///
+/// Pure: the simulated GPS uses it to produce a realistic byte stream.
+public struct NMEAWriter: Sendable {
+    /// Talker for every sentence written, e.g. `GP` or `GN`.
+    public var talker: String
+
+    public init(talker: String = "GP") {
+        self.talker = talker
+    }
+
+    /// GGA then RMC for one receiver cycle.
+    public func sentences(for fix: Fix) -> [String] {
+        [gga(fix), rmc(fix)]
+    }
+
+    /// What a receiver sends while acquiring: GGA quality 0 and RMC status `V`, empty position.
+    public func noFixSentences(at time: Date) -> [String] {
+        let (date, clock) = Self.utc(time)
+        return [
+            sentence("GGA", [clock, "", "", "", "", "0", "00", "99.99", "", "", "", "", "", ""]),
+            sentence("RMC", [clock, "V", "", "", "", "", "", "", date, "", "", "N"]),
+        ]
+    }
+
+    /// A GGA sentence for `fix` (geoid separation, DGPS age and station left empty).
+    public func gga(_ fix: Fix) -> String {
+        let (_, clock) = Self.utc(fix.time)
+        let (lat, ns, lon, ew) = Self.position(fix.coordinate)
+        return sentence("GGA", [
+            clock, lat, ns, lon, ew, "\(fix.quality.rawValue)",
+            fix.satellites.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "",
+            fix.hdop.map { Self.fixed($0, 2) } ?? "",
+            fix.altitude.map { Self.fixed($0, 1) } ?? "", "M", "", "M", "", "",
+        ])
+    }
+
+    /// An RMC sentence for `fix`; status `A` when its quality is usable, else `V`.
+    public func rmc(_ fix: Fix) -> String {
+        let (date, clock) = Self.utc(fix.time)
+        let (lat, ns, lon, ew) = Self.position(fix.coordinate)
+        let valid = fix.quality.isUsable
+        return sentence("RMC", [
+            clock, valid ? "A" : "V", lat, ns, lon, ew,
+            fix.speed.map { Self.fixed($0 / RMCMessage.metresPerSecondPerKnot, 3) } ?? "",
+            fix.course.map { Self.fixed($0, 2) } ?? "",
+            date, "", "", Self.mode(fix.quality),
+        ])
+    }
+
+    /// Frames a sentence: `$` + talker + type + fields + `*HH` + CRLF.
+    public func sentence(_ type: String, _ fields: [String]) -> String {
+        let body = ([talker + type] + fields).joined(separator: ",")
+        return "$\(body)*\(NMEAChecksum.hex(NMEAChecksum.compute(body.utf8)))\r\n"
+    }
+
+    // MARK: - Formatting
+
+    private static func mode(_ quality: FixQuality) -> String {
+        switch quality {
+        case .invalid: "N"
+        case .gps, .pps: "A"
+        case .dgps: "D"
+        case .rtkFixed: "R"
+        case .rtkFloat: "F"
+        case .estimated: "E"
+        case .manual: "M"
+        case .simulation: "S"
+        }
+    }
+
+    /// `ddmmyy` and `hhmmss.ss` for an instant, UTC.
+    static func utc(_ time: Date) -> (date: String, clock: String) {
+        let centiseconds = Int((time.timeIntervalSince1970 * 100).rounded())
+        let (days, ofDay) = centiseconds.quotientAndRemainder(dividingBy: 8_640_000)
+        let (day, cs) = ofDay < 0 ? (days - 1, ofDay + 8_640_000) : (days, ofDay)
+        let civil = CivilDate(daysSinceEpoch: day)
+        let seconds = cs / 100
+        return (
+            digits(civil.day, 2) + digits(civil.month, 2) + digits(civil.year % 100, 2),
+            digits(seconds / 3600, 2) + digits(seconds / 60 % 60, 2) + digits(seconds % 60, 2) + "."
+                + digits(cs % 100, 2)
+        )
+    }
+
+    /// `ddmm.mmmmm,N,dddmm.mmmmm,E` (5 decimals of a minute: about 2 cm).
+    static func position(_ coordinate: Coordinate) -> (String, String, String, String) {
+        func encode(_ value: Double, degreeDigits: Int) -> String {
+            let scale = 100_000
+            let total = Int((abs(value) * 60 * Double(scale)).rounded())
+            let (degrees, minuteUnits) = total.quotientAndRemainder(dividingBy: 60 * scale)
+            let (minutes, fraction) = minuteUnits.quotientAndRemainder(dividingBy: scale)
+            return digits(degrees, degreeDigits) + digits(minutes, 2) + "." + digits(fraction, 5)
+        }
+        return (
+            encode(coordinate.latitude, degreeDigits: 2), coordinate.latitude < 0 ? "S" : "N",
+            encode(coordinate.longitude, degreeDigits: 3), coordinate.longitude < 0 ? "W" : "E"
+        )
+    }
+
+    /// A non-negative-aware fixed-point rendering with `decimals` places, independent of locale.
+    static func fixed(_ value: Double, _ decimals: Int) -> String {
+        var scale = 1
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = Int((abs(value) * Double(scale)).rounded())
+        let sign = value < 0 && scaled != 0 ? "-" : ""
+        let (whole, fraction) = scaled.quotientAndRemainder(dividingBy: scale)
+        return decimals == 0 ? "\(sign)\(whole)" : "\(sign)\(whole).\(digits(fraction, decimals))"
+    }
+
+    private static func digits(_ value: Int, _ width: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+}

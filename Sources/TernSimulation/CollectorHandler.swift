@@ -1,0 +1,63 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// One HTTP connection to the collector: gathers a request, asks the collector, answers.
+final class CollectorHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let collector: Collector
+    private var head: HTTPRequestHead?
+    private var body = ByteBuffer()
+
+    init(collector: Collector) {
+        self.collector = collector
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case let .head(requestHead):
+            head = requestHead
+            body.clear()
+        case var .body(chunk):
+            body.writeBuffer(&chunk)
+        case .end:
+            guard let requestHead = head else { return }
+            head = nil
+            let reply = collector.handle(
+                method: requestHead.method.rawValue, uri: requestHead.uri, body: Data(body.readableBytesView))
+            let keepAlive = requestHead.isKeepAlive
+            if let delay = collector.responseDelay {
+                context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(delay.nanoseconds)) {
+                    self.respond(reply, keepAlive: keepAlive, version: requestHead.version, context: context)
+                }
+            } else {
+                respond(reply, keepAlive: keepAlive, version: requestHead.version, context: context)
+            }
+        }
+    }
+
+    private func respond(_ reply: CollectorReply, keepAlive: Bool, version: HTTPVersion, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Content-Length", value: String(reply.body.utf8.count))
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        let status = HTTPResponseStatus(statusCode: reply.status)
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: reply.body)))), promise: nil)
+        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if !keepAlive {
+            done.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds (saturating).
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : whole.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
+    }
+}

@@ -1,0 +1,12 @@
+import TernCore
+
+/// Connectivity events announced by whoever controls the simulated network (the demo's script).
+public final class ManualConnectivity: Connectivity {
+    private let stream: AsyncStream<ConnectivityEvent>
+    private let continuation: AsyncStream<ConnectivityEvent>.Continuation
+
+    public init() { (stream, continuation) = AsyncStream.makeStream() }
+
+    public func events() -> AsyncStream<ConnectivityEvent> { stream }
+    public func announce(_ event: ConnectivityEvent) { continuation.yield(event) }
+}

@@ -1,0 +1,25 @@
+import Synchronization
+import TernCore
+
+/// A receiver driven by the test: records power calls, emits the fixes the test gives it.
+public final class FakeReceiver: GPSReceiver {
+    public enum Call: Sendable, Equatable { case powerOn, powerOff }
+
+    private let stream: AsyncThrowingStream<Fix, any Error>
+    private let continuation: AsyncThrowingStream<Fix, any Error>.Continuation
+    private let recorded = Mutex<[Call]>([])
+
+    public init() {
+        (stream, continuation) = AsyncThrowingStream.makeStream()
+    }
+
+    public var calls: [Call] { recorded.withLock { $0 } }
+    public var isPowered: Bool { calls.last == .powerOn }
+
+    public func powerOn() async throws { recorded.withLock { $0.append(.powerOn) } }
+    public func powerOff() async throws { recorded.withLock { $0.append(.powerOff) } }
+    public func fixes() -> AsyncThrowingStream<Fix, any Error> { stream }
+
+    public func emit(_ fix: Fix) { continuation.yield(fix) }
+    public func finish(throwing error: (any Error)? = nil) { continuation.finish(throwing: error) }
+}

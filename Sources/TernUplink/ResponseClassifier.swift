@@ -1,0 +1,46 @@
+import AsyncHTTPClient
+import Foundation
+import TernCore
+
+/// Turns an HTTP status or a transport error into an `UplinkResult` (pure).
+public enum ResponseClassifier {
+    /// 2xx → delivered; 408, 425, 429, 5xx → retryable; other statuses → permanent with a hint.
+    public static func classify(status: Int, body: String = "") -> UplinkResult {
+        let detail = body.isEmpty ? "" : ": \(body.prefix(200))"
+        switch status {
+        case 200..<300:
+            return .delivered
+        case 408, 425, 429, 500..<600:
+            return .retryable(reason: "server answered HTTP \(status)\(detail)")
+        default:
+            return .permanent(reason: "server rejected the batch with HTTP \(status)\(detail): \(hint(for: status))")
+        }
+    }
+
+    /// What a human should check after a permanent rejection.
+    static func hint(for status: Int) -> String {
+        switch status {
+        case 401, 403: "check uplink.token and uplink.url"
+        case 404: "check uplink.url"
+        case 413: "batch too large: lower uplink.batch_size"
+        case 400, 422: "the server cannot parse the batch: check that it speaks Tern's wire format"
+        default: "check the server logs and the uplink configuration"
+        }
+    }
+
+    private static let unusableURL: [HTTPClientError] = [.invalidURL, .emptyHost, .emptyScheme, .missingSocketPath]
+    private static let timeouts: [HTTPClientError] = [.deadlineExceeded, .connectTimeout, .readTimeout, .writeTimeout]
+
+    /// Transport failures are retryable, except a URL the client cannot use at all.
+    public static func classify(error: any Error) -> UplinkResult {
+        if error is CancellationError { return .retryable(reason: "upload cancelled") }
+        if let httpError = error as? HTTPClientError {
+            if unusableURL.contains(httpError) || "\(httpError)".contains("unsupportedScheme") {
+                return .permanent(reason: "invalid uplink URL (\(httpError)): check uplink.url")
+            }
+            if timeouts.contains(httpError) { return .retryable(reason: "timed out (\(httpError))") }
+            return .retryable(reason: "network error: \(httpError)")
+        }
+        return .retryable(reason: "network error: \(error)")
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import TernCore
+
+/// Connectivity from the kernel's routing table: online may be possible only with a default route.
+///
+/// Polls `/proc/net/route` and `/proc/net/ipv6_route` every `interval`; emits the current state
+/// once, then `.mayBeOnline` when a default route appears and `.offline` when it disappears.
+public struct RouteConnectivity: Connectivity {
+    private let interval: Duration
+    private let clock: any Clock<Duration>
+    private let ipv4Path: String
+    private let ipv6Path: String
+
+    public init(
+        interval: Duration = .seconds(5), clock: any Clock<Duration> = ContinuousClock(),
+        ipv4Path: String = "/proc/net/route", ipv6Path: String = "/proc/net/ipv6_route"
+    ) {
+        self.interval = interval
+        self.clock = clock
+        self.ipv4Path = ipv4Path
+        self.ipv6Path = ipv6Path
+    }
+
+    /// Whether a default route exists right now (a missing table counts as none).
+    public func hasDefaultRoute() -> Bool {
+        RouteTable.hasDefaultRoute(ipv4: Self.read(ipv4Path)) || RouteTable.hasDefaultRoute(ipv6: Self.read(ipv6Path))
+    }
+
+    public func events() -> AsyncStream<ConnectivityEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ConnectivityEvent.self)
+        let task = Task { [self] in
+            var last: Bool?
+            while !Task.isCancelled {
+                let online = hasDefaultRoute()
+                if online != last {
+                    continuation.yield(online ? .mayBeOnline : .offline)
+                    last = online
+                }
+                do { try await clock.sleep(for: interval) } catch { break }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    private static func read(_ path: String) -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+        defer { try? handle.close() }
+        let data = (try? handle.readToEnd()) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

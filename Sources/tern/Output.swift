@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import TernApp
+
+/// A status line that rewrites itself on a terminal and prints plain lines elsewhere (logs, pipes).
+final class StatusLine: Sendable {
+    private let isTerminal = isatty(STDERR_FILENO) == 1
+
+    func show(_ text: String) {
+        let out = isTerminal ? "\r\u{1B}[2K" + text : text + "\n"
+        FileHandle.standardError.write(Data(out.utf8))
+    }
+
+    func finish() {
+        if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}
+
+extension DemoSummary {
+    func jsonString() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    var text: String {
+        """
+        Summary
+          fixes seen / accepted     \(fixesSeen) / \(fixesAccepted)
+          enqueued / uploaded       \(enqueued) / \(uploaded)
+          at the collector          \(receivedAtCollector) received, \(duplicatesAtCollector) duplicates, \(lost) lost, in order: \(inOrder ? "yes" : "NO")
+          queue depth at the end    \(queueDepthEnd)
+          receiver on               \(Int(receiverOnSeconds)) s of \(Int(simulatedSeconds)) s (\(powerCycles) power cycles)
+          collector offline         \(Int(collectorOfflineSeconds)) s, \(uploadFailures) failed upload attempts
+          data directory            \(dataDirectory)
+        \(isClean ? "OK: every accepted position arrived exactly once, in order." : "PROBLEM: see the figures above.")
+        """
+    }
+}
+
+enum DurationArgument {
+    static func parse(_ text: String) throws -> Duration {
+        guard let duration = DurationText.parse(text) else {
+            throw ValidationError("expected a duration such as 90s, 15m or 2h, got '\(text)'")
+        }
+        return duration
+    }
+}

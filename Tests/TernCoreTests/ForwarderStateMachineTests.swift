@@ -1,0 +1,96 @@
+import Testing
+import TernCore
+
+@Suite struct ForwarderStateMachineTests {
+    private func makeSUT() -> ForwarderStateMachine {
+        ForwarderStateMachine(backoff: Backoff(base: .seconds(1), maximum: .seconds(60), jitter: 0))
+    }
+
+    @Test func newPositionsStartAnUpload() {
+        var sut = makeSUT()
+        #expect(sut.handle(.positionsAvailable) == [.uploadNextBatch])
+    }
+
+    @Test func positionsArrivingDuringAnUploadAreRememberedNotSentTwice() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        #expect(sut.handle(.positionsAvailable) == [])
+        #expect(sut.handle(.uploadFinished(.nothingToSend, now: .zero)) == [.uploadNextBatch])
+    }
+
+    @Test func deliveredBatchIsAcknowledgedBeforeTheNextUpload() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        #expect(sut.handle(.uploadFinished(.delivered(lastSequence: 7), now: .zero))
+            == [.acknowledge(through: 7), .uploadNextBatch])
+    }
+
+    @Test func emptyQueueGoesIdle() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        #expect(sut.handle(.uploadFinished(.nothingToSend, now: .zero)) == [])
+        #expect(sut.state == .idle)
+    }
+
+    @Test func retryableFailureBacksOffExponentially() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        #expect(sut.handle(.uploadFinished(.retryable(reason: "refused"), now: .zero)) == [.wake(at: .seconds(1))])
+        #expect(sut.handle(.timerFired(now: .seconds(1))) == [.uploadNextBatch])
+        #expect(sut.handle(.uploadFinished(.retryable(reason: "refused"), now: .seconds(1))) == [.wake(at: .seconds(3))])
+        #expect(sut.handle(.timerFired(now: .seconds(3))) == [.uploadNextBatch])
+        #expect(sut.handle(.uploadFinished(.retryable(reason: "refused"), now: .seconds(3))) == [.wake(at: .seconds(7))])
+    }
+
+    @Test func newPositionsDuringBackoffDoNotBypassIt() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        _ = sut.handle(.uploadFinished(.retryable(reason: "refused"), now: .zero))
+        #expect(sut.handle(.positionsAvailable) == [])
+    }
+
+    @Test func connectivityBackEndsTheBackoffAtOnce() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        _ = sut.handle(.uploadFinished(.retryable(reason: "refused"), now: .zero))
+        #expect(sut.handle(.connectivity(.mayBeOnline)) == [.uploadNextBatch])
+    }
+
+    @Test func successResetsTheBackoff() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        _ = sut.handle(.uploadFinished(.retryable(reason: "x"), now: .zero))
+        _ = sut.handle(.timerFired(now: .seconds(1)))
+        _ = sut.handle(.uploadFinished(.delivered(lastSequence: 1), now: .seconds(1)))
+        #expect(sut.handle(.uploadFinished(.retryable(reason: "x"), now: .seconds(2))) == [.wake(at: .seconds(3))])
+    }
+
+    @Test func backoffIsCappedAtTheMaximum() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        var now = Duration.zero
+        var last: [ForwarderStateMachine.Action] = []
+        for _ in 0..<20 {
+            last = sut.handle(.uploadFinished(.retryable(reason: "x"), now: now))
+            if case let .wake(at) = last.first { now = at }
+            _ = sut.handle(.timerFired(now: now))
+        }
+        #expect(last == [.wake(at: now)])
+        #expect(sut.handle(.uploadFinished(.retryable(reason: "x"), now: now)) == [.wake(at: now + .seconds(60))])
+    }
+
+    @Test func permanentFailureBlocksAndKeepsRetryingAtTheMaximumInterval() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        #expect(sut.handle(.uploadFinished(.permanent(reason: "401"), now: .zero))
+            == [.reportBlocked(reason: "401"), .wake(at: .seconds(60))])
+        #expect(sut.handle(.positionsAvailable) == [])
+        #expect(sut.handle(.timerFired(now: .seconds(60))) == [.uploadNextBatch])
+    }
+
+    @Test func stoppedMachineIgnoresEverything() {
+        var sut = makeSUT()
+        _ = sut.handle(.stop)
+        #expect(sut.handle(.positionsAvailable) == [])
+    }
+}

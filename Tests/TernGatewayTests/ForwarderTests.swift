@@ -1,0 +1,112 @@
+import Clocks
+import Logging
+import Testing
+import TernCore
+import TernGateway
+import TernTesting
+
+@Suite struct ForwarderTests {
+    struct Harness {
+        let queue = InMemoryPositionQueue()
+        let uplink: ScriptedUplink
+        let connectivity = FakeConnectivity()
+        let clock = TestClock()
+        let sut: Forwarder<TestClock<Duration>>
+
+        init(script: [UplinkResult] = [], batchSize: Int = 2) {
+            uplink = ScriptedUplink(script)
+            sut = Forwarder(
+                queue: queue, uplink: uplink, connectivity: connectivity,
+                backoff: Backoff(base: .seconds(1), maximum: .seconds(60), jitter: 0),
+                batchSize: batchSize, clock: clock, logger: .quiet())
+        }
+
+        func enqueue(_ count: Int) async throws {
+            for i in 0..<count { try await queue.enqueue(.fixture(seconds: Double(i))) }
+        }
+
+        func running(_ body: (Harness) async throws -> Void) async throws {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await sut.run() }
+                try await body(self)
+                group.cancelAll()
+            }
+        }
+    }
+
+    @Test func leftoversFromAnEarlierRunAreUploadedAtStart() async throws {
+        let h = Harness()
+        try await h.enqueue(3)
+        try await h.running { h in
+            #expect(await eventually { h.queue.items.isEmpty })
+            #expect(h.uplink.delivered.map(\.sequence) == [1, 2, 3])
+        }
+    }
+
+    @Test func uploadsInBatchesOfTheConfiguredSize() async throws {
+        let h = Harness(batchSize: 2)
+        try await h.enqueue(5)
+        try await h.running { h in
+            #expect(await eventually { h.queue.items.isEmpty })
+            #expect(h.uplink.batches.map(\.count) == [2, 2, 1])
+        }
+    }
+
+    @Test func newPositionsAreUploadedWhenSignalled() async throws {
+        try await Harness().running { h in
+            _ = await eventually { h.sut.status().state == "idle" }
+            try await h.enqueue(1)
+            h.sut.positionsAvailable()
+            #expect(await eventually { h.sut.status().uploaded == 1 })
+        }
+    }
+
+    @Test func failedBatchStaysQueuedUntilTheRetrySucceeds() async throws {
+        let h = Harness(script: [.retryable(reason: "connection refused")])
+        try await h.enqueue(1)
+        try await h.running { h in
+            #expect(await eventually { h.sut.status().failedAttempts == 1 })
+            #expect(h.queue.items.count == 1)
+            await h.clock.advance(by: .seconds(1))
+            #expect(await eventually { h.queue.items.isEmpty })
+            #expect(h.uplink.batches.count == 2)
+        }
+    }
+
+    @Test func retryWaitsForTheBackoff() async throws {
+        let h = Harness(script: [.retryable(reason: "refused"), .retryable(reason: "refused")])
+        try await h.enqueue(1)
+        try await h.running { h in
+            #expect(await eventually { h.sut.status().failedAttempts == 1 })
+            await h.clock.advance(by: .milliseconds(999))
+            #expect(!(await eventually(within: .milliseconds(50)) { h.uplink.batches.count > 1 }))
+        }
+    }
+
+    @Test func connectivityBackRetriesWithoutWaiting() async throws {
+        let h = Harness(script: [.retryable(reason: "network down")])
+        try await h.enqueue(1)
+        try await h.running { h in
+            #expect(await eventually { h.sut.status().failedAttempts == 1 })
+            h.connectivity.send(.mayBeOnline)
+            #expect(await eventually { h.queue.items.isEmpty })
+        }
+    }
+
+    @Test func permanentFailureIsReportedAndNothingIsDropped() async throws {
+        let h = Harness(script: [.permanent(reason: "HTTP 401: check uplink.token")])
+        try await h.enqueue(2)
+        try await h.running { h in
+            #expect(await eventually { h.sut.status().blockedReason == "HTTP 401: check uplink.token" })
+            #expect(h.queue.items.count == 2)
+        }
+    }
+
+    @Test func drainSendsEverythingLeft() async throws {
+        let h = Harness(batchSize: 2)
+        try await h.enqueue(5)
+        let drained = await h.sut.drain(timeout: .seconds(5))
+        #expect(drained)
+        #expect(h.uplink.delivered.map(\.sequence) == [1, 2, 3, 4, 5])
+    }
+}

@@ -1,0 +1,45 @@
+import Synchronization
+import TernCore
+
+/// A serial port that replays scripted chunks, one per read, then ends as told.
+final class FakeSerialPort: SerialPort {
+    enum Ending: Sendable {
+        /// Waits (without spinning) until the reading task is cancelled.
+        case hang
+        case fail(SerialPortError)
+    }
+
+    private let state: Mutex<(chunks: [[UInt8]], reads: Int, written: [[UInt8]], closed: Bool)>
+    private let ending: Ending
+
+    init(chunks: [[UInt8]], then ending: Ending = .hang) {
+        state = Mutex((chunks, 0, [], false))
+        self.ending = ending
+    }
+
+    /// How many times `read` was called.
+    var reads: Int { state.withLock { $0.reads } }
+
+    func read(maxCount: Int) async throws -> [UInt8] {
+        let next: [UInt8]? = state.withLock { state in
+            state.reads += 1
+            return state.chunks.isEmpty ? nil : state.chunks.removeFirst()
+        }
+        if let next { return next }
+        switch ending {
+        case .hang:
+            try await Task.sleep(for: .seconds(3600))
+            throw CancellationError()
+        case let .fail(error):
+            throw error
+        }
+    }
+
+    func write(_ bytes: [UInt8]) async throws {
+        state.withLock { $0.written.append(bytes) }
+    }
+
+    func close() async {
+        state.withLock { $0.closed = true }
+    }
+}

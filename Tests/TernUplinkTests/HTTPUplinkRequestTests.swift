@@ -1,0 +1,37 @@
+import AsyncHTTPClient
+import Foundation
+import Testing
+import TernCore
+@testable import TernUplink
+
+@Suite struct HTTPUplinkRequestTests {
+    private func makeSUT(token: String? = nil) -> HTTPUplink {
+        HTTPUplink(
+            url: URL(fileURLWithPath: "/unused"), device: UplinkFixture.device, httpClient: .shared,
+            timeout: .seconds(1), logger: UplinkFixture.quiet, token: token)
+    }
+
+    @Test func requestCarriesAnIdempotencyKeyFromDeviceAndSeqRange() throws {
+        let sut = makeSUT()
+
+        let request = try sut.makeRequest(UplinkFixture.batch(7...9), idempotencyKey: sut.idempotencyKey(UplinkFixture.batch(7...9)))
+
+        #expect(request.headers["Idempotency-Key"] == ["tern-test-7-9"])
+        #expect(request.headers["Content-Type"] == ["application/json"])
+        #expect(request.method == .POST)
+    }
+
+    @Test func requestCarriesABearerTokenWhenConfigured() throws {
+        let sut = makeSUT(token: "s3cret")
+
+        let request = try sut.makeRequest(UplinkFixture.batch(1...1), idempotencyKey: "k")
+
+        #expect(request.headers["Authorization"] == ["Bearer s3cret"])
+    }
+
+    @Test func requestHasNoAuthorizationWithoutAToken() throws {
+        let request = try makeSUT().makeRequest(UplinkFixture.batch(1...1), idempotencyKey: "k")
+
+        #expect(request.headers["Authorization"].isEmpty)
+    }
+}
