@@ -105,7 +105,9 @@ let package = Package(
             name: "TernGatewayTests",
             dependencies: ["TernGateway", "TernCore", "TernTesting", .product(name: "Clocks", package: "swift-clocks"), .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
-        .testTarget(name: "TernSimulationTests", dependencies: ["TernSimulation", "TernCore", "TernNMEA", "TernTesting"], swiftSettings: strict),
-        .testTarget(name: "TernAppTests", dependencies: ["TernApp", "TernCore", "TernTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "TernSimulationTests",
+            dependencies: ["TernSimulation", "TernCore", "TernNMEA", "TernTesting", .product(name: "Clocks", package: "swift-clocks")], swiftSettings: strict),
+        .testTarget(name: "TernAppTests", dependencies: ["TernApp", "TernCore", "TernStore", "TernTesting"], swiftSettings: strict),
     ]
 )

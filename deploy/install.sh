@@ -91,7 +91,7 @@ run install -d -m 0755 "$CONFIG_DIR"
 if [ -e "$CONFIG_DIR/tern.toml" ]; then
     echo "    keeping existing $CONFIG_DIR/tern.toml"
 else
-    run install -m 0640 -g "$SERVICE_USER" "$REPO/deploy/tern.example.toml" "$CONFIG_DIR/tern.toml"
+    run install -m 0640 -g "$SERVICE_USER" "$REPO/board/raspberry-pi-gps-hat.toml" "$CONFIG_DIR/tern.toml"
 fi
 
 step "systemd unit -> $UNIT"

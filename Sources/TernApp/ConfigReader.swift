@@ -33,11 +33,11 @@ struct ConfigReader {
         return ConfigReader(table: table, prefix: key(name))
     }
 
-    func rejectUnknownKeys() throws(ConfigError) {
-        let unknown = table.keys.filter { !used.contains($0) }.sorted()
-        if let first = unknown.first {
-            let known = used.sorted().joined(separator: ", ")
-            throw ConfigError(key: key(first), "unknown key; known keys here: \(known)")
+    /// Fails on the first key that was not read (or is not in `known`, when given).
+    func rejectUnknownKeys(known: Set<String>? = nil) throws(ConfigError) {
+        let expected = known ?? used
+        if let first = table.keys.filter({ !expected.contains($0) }).sorted().first {
+            throw ConfigError(key: key(first), "unknown key (a typo?); known keys here: \(expected.sorted().joined(separator: ", "))")
         }
     }
 

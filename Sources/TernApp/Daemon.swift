@@ -23,7 +23,7 @@ public struct Daemon: Sendable {
 
     public func run() async throws {
         let queue = try Pipeline<ContinuousClock>.openQueue(config: config)
-        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
+        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPUplink.clientConfiguration())
         do {
             try await run(queue: queue, httpClient: httpClient)
         } catch {

@@ -5,6 +5,7 @@ import ServiceLifecycle
 import TernCore
 import TernGateway
 import TernSimulation
+import TernUplink
 
 /// `tern demo`: the real pipeline on the built-in simulated board, with a local collector that
 /// goes offline for a while and comes back. Ends with a final flush and a summary.
@@ -39,7 +40,7 @@ public struct Demo: Sendable {
         let board = try SimulatedBoard(speed: options.speed, seed: options.seed)
         let queue = RecordingQueue(try Pipeline<ScaledClock>.openQueue(config: config))
         let network = ManualConnectivity()
-        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
+        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPUplink.clientConfiguration())
         let referenceDate = Date()
         let pipeline = Pipeline(
             config: config,

@@ -5,11 +5,14 @@ import TOMLKit
 extension TernConfig {
     /// Reads and validates a TOML config file.
     public static func load(path: String) throws(ConfigError) -> TernConfig {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw ConfigError(key: "", "cannot read \(path): \(error.localizedDescription); pass an existing file with --config")
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ConfigError(key: "", "no such file: \(path); pass an existing file with --config (examples: board/*.toml)")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(key: "", "cannot read \(path): check its permissions (the tern user must be able to read it)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigError(key: "", "\(path) is not UTF-8 text")
         }
         return try parse(text)
     }
@@ -25,6 +28,7 @@ extension TernConfig {
             throw ConfigError(key: "", "not valid TOML: \(error)")
         }
         var root = ConfigReader(table: table, prefix: "")
+        try root.rejectUnknownKeys(known: ["device", "data_dir", "log_level", "receiver", "power", "scheduler", "filter", "uplink"])
         let config = try read(&root)
         try root.rejectUnknownKeys()
         return config

@@ -125,7 +125,8 @@ public final class Collector: Sendable {
 
     func handle(method: String, uri: String, body: Data) -> CollectorReply {
         let reply = state.withLock { $0.ledger.handle(method: method, uri: uri, body: body) }
-        logger.debug("collector request", metadata: ["method": "\(method)", "uri": "\(uri)", "status": "\(reply.status)"])
+        logger.debug(
+            "collector request", metadata: ["method": "\(method)", "uri": "\(uri)", "status": "\(reply.status)"])
         return reply
     }
 

@@ -38,13 +38,16 @@ final class CollectorHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func respond(_ reply: CollectorReply, keepAlive: Bool, version: HTTPVersion, context: ChannelHandlerContext) {
+    private func respond(
+        _ reply: CollectorReply, keepAlive: Bool, version: HTTPVersion, context: ChannelHandlerContext
+    ) {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Content-Length", value: String(reply.body.utf8.count))
         if !keepAlive { headers.add(name: "Connection", value: "close") }
         let status = HTTPResponseStatus(statusCode: reply.status)
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
+        let responseHead = HTTPResponseHead(version: version, status: status, headers: headers)
+        context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: reply.body)))), promise: nil)
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         if !keepAlive {

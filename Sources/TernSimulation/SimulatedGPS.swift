@@ -67,12 +67,13 @@ public final class SimulatedGPS: Sendable {
         cfmakeraw(&raw)
         tcsetattr(slave, TCSANOW, &raw)
         _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
-        guard let name = ttyname(slave) else {
+        var name = [CChar](repeating: 0, count: 128)
+        guard ttyname_r(slave, &name, name.count) == 0 else {  // ttyname() is not thread-safe
             close(master)
             close(slave)
-            throw SimulationError.pty("ttyname failed")
+            throw SimulationError.pty("ttyname_r failed")
         }
-        self.devicePath = String(cString: name)
+        self.devicePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         self.master = master
         self.slave = slave
         self.power = power

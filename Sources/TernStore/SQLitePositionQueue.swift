@@ -37,6 +37,8 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
         }
     }
 
+    /// Stores `position` durably and returns its sequence number. A position whose id is still
+    /// queued is not stored twice: its existing sequence number is returned.
     @discardableResult
     public func enqueue(_ position: Position) async throws -> Int64 {
         let arguments = PositionRow.arguments(position, enqueuedAt: Date())

@@ -44,15 +44,27 @@ public final class HTTPUplink: Uplink, Sendable {
         let result: UplinkResult
         do {
             let request = try makeRequest(batch, idempotencyKey: key)
-            let response = try await httpClient.execute(request, timeout: .nanoseconds(timeout.nanoseconds), logger: logger)
-            let body = try await response.body.collect(upTo: 4096)
-            result = ResponseClassifier.classify(
-                status: Int(response.status.code), body: String(decoding: body.readableBytesView, as: UTF8.self))
+            let response = try await httpClient.execute(
+                request, timeout: .nanoseconds(timeout.nanoseconds), logger: logger)
+            let body = await Self.prefix(of: response.body, limit: 512)
+            result = ResponseClassifier.classify(status: Int(response.status.code), body: body)
         } catch {
             result = ResponseClassifier.classify(error: error)
         }
         logger.debug("uplink attempt", metadata: ["key": "\(key)", "count": "\(batch.count)", "result": "\(result)"])
         return result
+    }
+
+    /// The start of the response body for messages; the rest is drained. A body that fails
+    /// to arrive does not change the outcome: the status already decided it.
+    private static func prefix(of body: HTTPClientResponse.Body, limit: Int) async -> String {
+        var bytes: [UInt8] = []
+        do {
+            for try await chunk in body where bytes.count < limit {
+                bytes += chunk.readableBytesView.prefix(limit - bytes.count)
+            }
+        } catch {}
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `<device>-<first seq>-<last seq>`.

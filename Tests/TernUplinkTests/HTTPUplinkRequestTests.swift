@@ -13,8 +13,9 @@ import TernCore
 
     @Test func requestCarriesAnIdempotencyKeyFromDeviceAndSeqRange() throws {
         let sut = makeSUT()
+        let batch = UplinkFixture.batch(7...9)
 
-        let request = try sut.makeRequest(UplinkFixture.batch(7...9), idempotencyKey: sut.idempotencyKey(UplinkFixture.batch(7...9)))
+        let request = try sut.makeRequest(batch, idempotencyKey: sut.idempotencyKey(batch))
 
         #expect(request.headers["Idempotency-Key"] == ["tern-test-7-9"])
         #expect(request.headers["Content-Type"] == ["application/json"])

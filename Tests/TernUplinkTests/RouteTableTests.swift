@@ -42,7 +42,8 @@ enum RouteSample {
     }
 
     @Test func ipv6TableWithADefaultRouteHasOne() {
-        let table = RouteSample.table(RouteSample.ipv6LinkLocal, RouteSample.ipv6Default, RouteSample.ipv6LoopbackReject)
+        let table = RouteSample.table(
+            RouteSample.ipv6LinkLocal, RouteSample.ipv6Default, RouteSample.ipv6LoopbackReject)
 
         #expect(RouteTable.hasDefaultRoute(ipv6: table))
     }

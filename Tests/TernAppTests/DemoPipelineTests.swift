@@ -1,0 +1,54 @@
+import Foundation
+import Logging
+import Testing
+import TernApp
+import TernCore
+import TernStore
+import TernTesting
+
+/// End to end on the simulated board: simulated GPS → PTY → termios → NMEA → filter → SQLite →
+/// HTTP → local collector, with the collector offline for a while and back.
+@Suite(.serialized) struct DemoPipelineTests {
+    private func temporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "tern-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    private func runDemo(dataDirectory: String) async throws -> DemoSummary {
+        let options = DemoOptions(duration: .seconds(300), speed: 50, dataDirectory: dataDirectory, interval: .seconds(15))
+        return try await Demo(options: options, logger: .quiet()).run { _ in }
+    }
+
+    @Test func everyAcceptedPositionArrivesExactlyOnceInOrderAfterAnOfflinePeriod() async throws {
+        let summary = try await runDemo(dataDirectory: try temporaryDirectory())
+        #expect(summary.enqueued > 5)
+        #expect(summary.uploadFailures > 0, "the collector's offline period must have made uploads fail")
+        #expect(summary.collectorOfflineSeconds > 60)
+        #expect(summary.uploaded == summary.enqueued)
+        #expect(summary.lost == 0)
+        #expect(summary.duplicatesAtCollector == 0)
+        #expect(summary.inOrder)
+        #expect(summary.queueDepthEnd == 0)
+    }
+
+    @Test func receiverIsPoweredOnlyPartOfTheTime() async throws {
+        let summary = try await runDemo(dataDirectory: try temporaryDirectory())
+        #expect(summary.receiverOnSeconds > 0)
+        #expect(summary.receiverOnSeconds < summary.simulatedSeconds * 0.5)
+        #expect(summary.powerCycles >= summary.fixesAccepted)
+    }
+
+    @Test func positionsLeftQueuedByAnEarlierRunAreDeliveredToo() async throws {
+        let directory = try temporaryDirectory()
+        let leftovers = (0..<3).map { Position.fixture(seconds: Double($0)) }
+        do {
+            let queue = try SQLitePositionQueue(path: directory + "/queue.sqlite")
+            for position in leftovers { try await queue.enqueue(position) }
+        }
+        let summary = try await runDemo(dataDirectory: directory)
+        #expect(summary.queueDepthEnd == 0)
+        #expect(summary.uploaded == summary.enqueued + leftovers.count)
+        #expect(summary.duplicatesAtCollector == 0)
+    }
+}
