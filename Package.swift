@@ -108,6 +108,6 @@ let package = Package(
         .testTarget(
             name: "TernSimulationTests",
             dependencies: ["TernSimulation", "TernCore", "TernNMEA", "TernTesting", .product(name: "Clocks", package: "swift-clocks")], swiftSettings: strict),
-        .testTarget(name: "TernAppTests", dependencies: ["TernApp", "TernCore", "TernStore", "TernTesting"], swiftSettings: strict),
+        .testTarget(name: "TernAppTests", dependencies: ["TernApp", "TernCore", "TernStore", "TernTesting", "tern"], swiftSettings: strict),
     ]
 )

@@ -1,1 +1,0 @@
-// TernHardware module.

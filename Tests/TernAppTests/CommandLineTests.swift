@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+/// The `tern` executable as users and systemd run it: exit codes, messages, signals.
+@Suite struct CommandLineTests {
+    /// The `tern` binary SwiftPM built beside the test bundle.
+    static let binary: URL? = {
+        let beside = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent().appending(path: "tern")
+        let fromSource = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../.build/debug/tern")
+        return [beside, fromSource].first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    private func temporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "tern-cli-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    private func start(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        return (process, out, err)
+    }
+
+    private func finish(_ process: Process, _ out: Pipe, _ err: Pipe) -> Result {
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    private func run(_ arguments: [String]) throws -> Result {
+        let (process, out, err) = try start(arguments)
+        return finish(process, out, err)
+    }
+
+    private func writeConfig(_ text: String) throws -> String {
+        let path = try temporaryDirectory() + "/tern.toml"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
+    func badConfigExitsWith78AndNamesTheKey() throws {
+        let config = try writeConfig("[receiver]\nbaud = 9601\n[uplink]\nurl = \"http://127.0.0.1:1/\"\n")
+        let result = try run(["run", "--config", config])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("receiver.baud"))
+        #expect(result.stderr.contains("9600"))
+    }
+
+    @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
+    func missingConfigExitsWith78() throws {
+        let result = try run(["run", "--config", "/nonexistent/tern.toml"])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("no such file"))
+    }
+
+    @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
+    func missingSerialDeviceFailsWithTheFix() throws {
+        let dataDirectory = try temporaryDirectory()
+        let config = try writeConfig("""
+            data_dir = "\(dataDirectory)"
+            [receiver]
+            device = "/dev/ttyNOPE0"
+            [uplink]
+            url = "http://127.0.0.1:1/"
+            """)
+        let result = try run(["run", "--config", config])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("/dev/ttyNOPE0"))
+        #expect(result.stderr.contains("enable_uart=1"))
+    }
+
+    @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
+    func sigtermStopsTheDaemonCleanly() async throws {
+        let dataDirectory = try temporaryDirectory()
+        let config = try writeConfig("""
+            data_dir = "\(dataDirectory)"
+            log_level = "info"
+            [receiver]
+            kind = "simulated"
+            speed = 50
+            [scheduler]
+            interval = "10s"
+            [uplink]
+            local_collector = true
+            """)
+        let (process, out, err) = try start(["run", "--config", config])
+        let queue = dataDirectory + "/queue.sqlite"
+        let deadline = ContinuousClock.now + .seconds(20)
+        var status = try run(["status", "--data-dir", dataDirectory])
+        // Wait until the pipeline has stored and uploaded something (sequence assigned).
+        while ContinuousClock.now < deadline && !status.stdout.contains("last sequence  1") {
+            try await Task.sleep(for: .milliseconds(200))
+            if FileManager.default.fileExists(atPath: queue) { status = try run(["status", "--data-dir", dataDirectory]) }
+        }
+        #expect(status.stdout.contains("last sequence  1"), "no position stored within 20 s: \(status.stdout)")
+        process.terminate()  // SIGTERM, as systemd stops the service
+        let result = finish(process, out, err)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("gateway stopped"))
+    }
+}
