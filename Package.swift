@@ -24,12 +24,14 @@ let package = Package(
         .target(name: "TernCore", swiftSettings: strict),
         // NMEA 0183 framing, sentence decoding and epoch assembly (pure).
         .target(name: "TernNMEA", dependencies: ["TernCore"], swiftSettings: strict),
+        // Receiver command sets and drivers: MediaTek/Quectel PMTK, u-blox UBX, chipset detection (pure).
+        .target(name: "TernReceivers", dependencies: ["TernCore", "TernNMEA"], swiftSettings: strict),
         // C shim over libgpiod v1 (bookworm) and v2 (trixie).
         .target(name: "CTernGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
         // Humble hardware adapters: termios serial port, libgpiod power switch, the NMEA receiver.
         .target(
             name: "TernHardware",
-            dependencies: ["TernCore", "TernNMEA", "CTernGPIO", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["TernCore", "TernNMEA", "TernReceivers", "CTernGPIO", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         // Durable store-and-forward queue in SQLite (GRDB).
         .target(
@@ -84,17 +86,28 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // Benchmarks: executables that print JSON (see README, "Measurements").
+        .executableTarget(
+            name: "tern-bench",
+            dependencies: ["TernNMEA", "TernCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/TernBench", swiftSettings: strict),
+        // libFuzzer harness over NMEA framing, decoding and assembly. Built normally it replays inputs;
+        // built with -DFUZZING -sanitize=fuzzer it fuzzes (see README, "Fuzzing").
+        .executableTarget(
+            name: "tern-fuzz-nmea", dependencies: ["TernNMEA", "TernCore"], path: "Sources/TernFuzz", swiftSettings: strict),
         .executableTarget(
             name: "tern",
             dependencies: [
-                "TernApp", "TernNMEA", "TernCore",
+                "TernApp", "TernNMEA", "TernCore", "TernHardware", "TernReceivers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
 
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore", "TernTesting"], swiftSettings: strict),
-        .testTarget(name: "TernNMEATests", dependencies: ["TernNMEA", "TernCore"], swiftSettings: strict),
+        .testTarget(
+            name: "TernNMEATests", dependencies: ["TernNMEA", "TernCore"], exclude: ["Corpus"], swiftSettings: strict),
+        .testTarget(name: "TernReceiversTests", dependencies: ["TernReceivers", "TernNMEA", "TernCore"], swiftSettings: strict),
         .testTarget(name: "TernHardwareTests", dependencies: ["TernHardware", "TernCore", "TernNMEA", "TernTesting"], swiftSettings: strict),
         .testTarget(name: "TernStoreTests", dependencies: ["TernStore", "TernCore", "TernTesting"], swiftSettings: strict),
         .testTarget(

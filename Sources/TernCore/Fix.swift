@@ -37,6 +37,32 @@ public enum FixQuality: Int, Sendable, Hashable, Codable {
     }
 }
 
+/// The dimension of a fix, as gpsd reports it.
+public enum FixMode: Int, Sendable, Hashable, Codable {
+    case unknown = 0
+    case noFix = 1
+    case twoD = 2
+    case threeD = 3
+}
+
+/// A satellite navigation system.
+public enum Constellation: String, Sendable, Hashable, Codable, CaseIterable {
+    case gps, glonass, galileo, beidou, qzss, navic, sbas, unknown
+}
+
+/// The receiver's own error estimate (NMEA GST), 1 σ in metres.
+public struct ErrorEstimate: Sendable, Hashable, Codable {
+    public var latitude: Double?
+    public var longitude: Double?
+    public var altitude: Double?
+
+    public init(latitude: Double? = nil, longitude: Double? = nil, altitude: Double? = nil) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+    }
+}
+
 /// One position report from a receiver: everything a receiver cycle said about where and when.
 public struct Fix: Sendable, Hashable, Codable {
     /// UTC time of the fix, with its date.
@@ -55,6 +81,20 @@ public struct Fix: Sendable, Hashable, Codable {
     public var hdop: Double?
     /// Estimated horizontal accuracy (1 σ), metres.
     public var accuracy: Double?
+    /// 2-D or 3-D (from GSA/GNS/GGA); `.unknown` when the receiver did not say.
+    public var mode: FixMode = .unknown
+    /// Geoid separation (height of the geoid above the WGS-84 ellipsoid), metres.
+    public var geoidSeparation: Double?
+    public var pdop: Double?
+    public var vdop: Double?
+    /// Satellites in view (all constellations).
+    public var satellitesInView: Int?
+    /// Satellites used in the solution, per constellation (from GSA).
+    public var usedByConstellation: [Constellation: Int]?
+    /// Satellites in view, per constellation (from GSV).
+    public var inViewByConstellation: [Constellation: Int]?
+    /// The receiver's σ estimates (GST), when it sends them.
+    public var errorEstimate: ErrorEstimate?
 
     public init(
         time: Date, coordinate: Coordinate, altitude: Double? = nil, speed: Double? = nil,

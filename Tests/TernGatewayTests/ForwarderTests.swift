@@ -9,7 +9,7 @@ import TernTesting
     struct Harness {
         let queue = InMemoryPositionQueue()
         let uplink: ScriptedUplink
-        let connectivity = FakeConnectivity()
+        let connectivity = ManualConnectivity()
         let clock = TestClock()
         let sut: Forwarder<TestClock<Duration>>
 
@@ -88,7 +88,7 @@ import TernTesting
         try await h.enqueue(1)
         try await h.running { h in
             #expect(await eventually { h.sut.status().failedAttempts == 1 })
-            h.connectivity.send(.mayBeOnline)
+            h.connectivity.announce(.mayBeOnline)
             #expect(await eventually { h.queue.items.isEmpty })
         }
     }

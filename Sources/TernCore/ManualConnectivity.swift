@@ -1,6 +1,4 @@
-import TernCore
-
-/// Connectivity events announced by whoever controls the simulated network (the demo's script).
+/// Connectivity events announced by code: the simulated network of the demo, and tests.
 public final class ManualConnectivity: Connectivity {
     private let stream: AsyncStream<ConnectivityEvent>
     private let continuation: AsyncStream<ConnectivityEvent>.Continuation

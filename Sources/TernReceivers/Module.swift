@@ -1,0 +1,1 @@
+// TernReceivers: placeholder until the receiver command sets land.
