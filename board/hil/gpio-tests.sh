@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Host entry point: builds the test bundle, then runs GPIOPowerSwitchTests inside the QEMU guest
-# against a real kernel gpiochip (gpio-sim), with libgpiod from the host. Optional; not run by CI.
+# against a real kernel gpiochip (gpio-sim), with libgpiod from the host. Run by .ci/run after the unit tests.
 # usage: board/hil/gpio-tests.sh     (run board/hil/setup.sh once first)
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
