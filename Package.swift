@@ -108,7 +108,10 @@ let package = Package(
         .testTarget(
             name: "TernNMEATests", dependencies: ["TernNMEA", "TernCore"], exclude: ["Corpus"], swiftSettings: strict),
         .testTarget(name: "TernReceiversTests", dependencies: ["TernReceivers", "TernNMEA", "TernCore"], swiftSettings: strict),
-        .testTarget(name: "TernHardwareTests", dependencies: ["TernHardware", "TernCore", "TernNMEA", "TernTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "TernHardwareTests",
+            dependencies: ["TernHardware", "TernCore", "TernNMEA", "TernTesting", .product(name: "Clocks", package: "swift-clocks")],
+            swiftSettings: strict),
         .testTarget(name: "TernStoreTests", dependencies: ["TernStore", "TernCore", "TernTesting"], swiftSettings: strict),
         .testTarget(
             name: "TernUplinkTests",

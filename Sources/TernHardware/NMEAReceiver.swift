@@ -20,6 +20,10 @@ public struct NMEAReceiverStats: Sendable, Hashable {
 }
 
 /// A GPS receiver that speaks NMEA 0183 on a serial port, powered through a `PowerSwitch`.
+///
+/// It watches the link while `fixes()` is read: silence while powered and wrong-baud garbage
+/// (`LinkHealthMonitor`), combined with the port's own state when the port reports one (a
+/// `ReconnectingSerialPort`: connecting, gone); see `linkState` and `linkStates()`.
 public final class NMEAReceiver: GPSReceiver {
     public struct Options: Sendable {
         /// Bytes asked for per read.
@@ -29,15 +33,28 @@ public final class NMEAReceiver: GPSReceiver {
         /// See `NMEAFixAssembler.defaultUERE`.
         public var uere: Double
         public var maxLineLength: Int
+        /// Silence and wrong-baud thresholds.
+        public var health: LinkHealthMonitor.Options
+        /// When wrong baud is suspected, scan for the right rate (needs a `BaudRateConfigurable` port).
+        public var autobaud: Bool
+        public var baudScan: BaudScanner.Options
+        /// Called with every checksum-valid sentence, in the reading task (e.g. to show raw NMEA).
+        public var onSentence: (@Sendable (NMEASentence) -> Void)?
 
         public init(
             readSize: Int = 256, referenceDate: @escaping @Sendable () -> Date = { Date() },
-            uere: Double = NMEAFixAssembler.defaultUERE, maxLineLength: Int = NMEAFramer.defaultMaxLineLength
+            uere: Double = NMEAFixAssembler.defaultUERE, maxLineLength: Int = NMEAFramer.defaultMaxLineLength,
+            health: LinkHealthMonitor.Options = .init(), autobaud: Bool = false, baudScan: BaudScanner.Options = .init(),
+            onSentence: (@Sendable (NMEASentence) -> Void)? = nil
         ) {
             self.readSize = readSize
             self.referenceDate = referenceDate
             self.uere = uere
             self.maxLineLength = maxLineLength
+            self.health = health
+            self.autobaud = autobaud
+            self.baudScan = baudScan
+            self.onSentence = onSentence
         }
     }
 
@@ -46,34 +63,55 @@ public final class NMEAReceiver: GPSReceiver {
     private let options: Options
     private let logger: Logger
     private let counters = Mutex(NMEAReceiverStats())
+    private let link: ReceiverLink
+    private let scanner: BaudScanner
 
-    public init(
+    public convenience init(
         serialPort: any SerialPort, powerSwitch: any PowerSwitch, options: Options = Options(), logger: Logger
+    ) {
+        self.init(serialPort: serialPort, powerSwitch: powerSwitch, options: options, logger: logger, clock: ContinuousClock())
+    }
+
+    /// `clock` times silence and the baud scan (tests pass a virtual one).
+    public init(
+        serialPort: any SerialPort, powerSwitch: any PowerSwitch, options: Options = Options(), logger: Logger,
+        clock: some Clock<Duration>
     ) {
         self.serialPort = serialPort
         self.powerSwitch = powerSwitch
         self.options = options
         self.logger = logger
+        self.link = ReceiverLink(port: serialPort, options: options.health, clock: clock, logger: logger)
+        self.scanner = BaudScanner(options: options.baudScan, clock: clock)
     }
 
     public var stats: NMEAReceiverStats { counters.withLock { $0 } }
 
+    /// The link as last judged (`.connected` for a plain open port until something is wrong).
+    public var linkState: ReceiverLinkState { link.current }
+
+    /// The current link state, then every change.
+    public func linkStates() -> AsyncStream<ReceiverLinkState> { link.broadcast.stream() }
+
     public func powerOn() async throws {
         logger.debug("GPS power on")
         try await powerSwitch.setPower(on: true)
+        link.feed(.powerChanged(on: true, now: link.now))
     }
 
     public func powerOff() async throws {
         logger.debug("GPS power off")
         try await powerSwitch.setPower(on: false)
+        link.feed(.powerChanged(on: false, now: link.now))
     }
 
     /// Fixes decoded from the serial port. Reading starts when the stream is first iterated, runs
     /// in the consumer's task (cancelling it stops reading), finishes when the port is closed,
-    /// and throws `SerialPortError.disconnected` when the device goes away. One consumer at a time.
+    /// and throws `SerialPortError.disconnected` when the device goes away (a
+    /// `ReconnectingSerialPort` never does: it waits for the device). One consumer at a time.
     public func fixes() -> AsyncThrowingStream<Fix, any Error> {
         let pump = NMEAReceiverPump(
-            serialPort: serialPort, options: options, logger: logger,
+            serialPort: serialPort, options: options, link: link, scanner: scanner, logger: logger,
             record: { [self] delta in counters.withLock { $0.add(delta) } })
         return AsyncThrowingStream(unfolding: { try await pump.next() })
     }

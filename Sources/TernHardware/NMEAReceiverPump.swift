@@ -3,13 +3,19 @@ import Logging
 import TernCore
 import TernNMEA
 
-/// The read loop behind one `NMEAReceiver.fixes()` stream: serial bytes → framer → decoder → assembler.
+/// The read loop behind one `NMEAReceiver.fixes()` stream: serial bytes → framer → decoder → assembler,
+/// with the link watched on the way (silence timer, wrong-baud check, autobaud).
 ///
 /// An actor only to make its state `Sendable` for the stream's unfolding closure; the stream
 /// calls `next()` from its single consumer, one call at a time.
 actor NMEAReceiverPump {
     private let serialPort: any SerialPort
     private let readSize: Int
+    private let maxLineLength: Int
+    private let autobaud: Bool
+    private let onSentence: (@Sendable (NMEASentence) -> Void)?
+    private let link: ReceiverLink
+    private let scanner: BaudScanner
     private let logger: Logger
     private let record: @Sendable (NMEAReceiverStats) -> Void
     private let decoder: NMEADecoder
@@ -18,12 +24,23 @@ actor NMEAReceiverPump {
     private var ready: [Fix] = []
     private var finished = false
 
+    /// What one wait brought: bytes, the health timer, or both (when they raced).
+    private struct Outcome: Sendable {
+        var bytes: [UInt8] = []
+        var timerFired = false
+    }
+
     init(
-        serialPort: any SerialPort, options: NMEAReceiver.Options, logger: Logger,
-        record: @escaping @Sendable (NMEAReceiverStats) -> Void
+        serialPort: any SerialPort, options: NMEAReceiver.Options, link: ReceiverLink, scanner: BaudScanner,
+        logger: Logger, record: @escaping @Sendable (NMEAReceiverStats) -> Void
     ) {
         self.serialPort = serialPort
         self.readSize = options.readSize
+        self.maxLineLength = options.maxLineLength
+        self.autobaud = options.autobaud
+        self.onSentence = options.onSentence
+        self.link = link
+        self.scanner = scanner
         self.logger = logger
         self.record = record
         self.decoder = NMEADecoder(context: NMEADecodingContext(referenceDate: options.referenceDate))
@@ -35,9 +52,11 @@ actor NMEAReceiverPump {
     func next() async throws -> Fix? {
         while ready.isEmpty {
             guard !finished else { return nil }
-            let bytes: [UInt8]
             do {
-                bytes = try await serialPort.read(maxCount: readSize)
+                let outcome = try await readOrTimer()
+                if !outcome.bytes.isEmpty { process(outcome.bytes) }
+                if outcome.timerFired { link.feed(.timerFired(now: link.now)) }
+                if autobaud, link.health == .wrongBaudSuspected { try await scanBaudRates() }
             } catch is CancellationError {
                 finished = true
                 return nil
@@ -46,12 +65,57 @@ actor NMEAReceiverPump {
                 return nil
             } catch {
                 finished = true
+                if case SerialPortError.disconnected = error { link.portChanged(.gone(reason: "hang-up or I/O error")) }
                 logger.error("GPS serial port failed", metadata: ["error": "\(error)"])
                 throw error
             }
-            process(bytes)
         }
         return ready.removeFirst()
+    }
+
+    /// Waits for bytes or the health timer, whichever comes first, keeping both if they race.
+    private func readOrTimer() async throws -> Outcome {
+        try await withThrowingTaskGroup(of: Outcome.self) { group in
+            group.addTask { [serialPort, readSize] in Outcome(bytes: try await serialPort.read(maxCount: readSize)) }
+            group.addTask { [link] in
+                _ = try await link.timer.due()
+                return Outcome(timerFired: true)
+            }
+            var outcome = Outcome()
+            var failure: (any Error)?
+            do {
+                if let first = try await group.next() { outcome = first }
+            } catch {
+                failure = error
+            }
+            group.cancelAll()
+            // The loser normally ends with CancellationError; keep its result if it finished anyway.
+            while let more = try? await group.next() {
+                outcome.bytes += more.bytes
+                outcome.timerFired = outcome.timerFired || more.timerFired
+            }
+            if let failure { throw failure }
+            return outcome
+        }
+    }
+
+    /// Tries the baud rates on the port (when it can change them). When one works the link is
+    /// judged afresh; when none does it stays suspect, and the next garbage starts another scan.
+    private func scanBaudRates() async throws {
+        guard let port = serialPort as? any SerialPort & BaudRateConfigurable else {
+            logger.warning("GPS link looks like the wrong baud rate, and this port cannot change it")
+            return
+        }
+        link.setAutobauding(true)
+        defer { link.setAutobauding(false) }
+        let rate = try await scanner.scan(port)
+        framer = NMEAFramer(maxLineLength: maxLineLength)
+        guard let rate else {
+            logger.warning("GPS autobaud: no rate yielded valid NMEA; check the wiring")
+            return
+        }
+        logger.notice("GPS autobaud: the receiver talks at \(rate) baud")
+        link.feed(.linkOpened(now: link.now))
     }
 
     private func process(_ bytes: [UInt8]) {
@@ -59,6 +123,7 @@ actor NMEAReceiverPump {
         let assemblerBefore = assembler.stats
         var decodeErrors = 0
         for sentence in framer.append(bytes) {
+            onSentence?(sentence)
             do {
                 if let fix = assembler.add(try decoder.decode(sentence)) {
                     ready.append(fix)
@@ -74,6 +139,11 @@ actor NMEAReceiverPump {
         delta.framer = framer.stats.subtracting(framerBefore)
         delta.assembler = assembler.stats.subtracting(assemblerBefore)
         record(delta)
+        link.feed(.received(
+            LinkHealthMonitor.Sample(
+                bytes: bytes.count, garbageBytes: delta.framer.garbageBytes,
+                checksumErrors: delta.framer.checksumErrors, validSentences: delta.framer.sentences),
+            now: link.now))
     }
 }
 

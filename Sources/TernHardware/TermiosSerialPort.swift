@@ -8,7 +8,7 @@ import TernCore
 /// Reads and writes never block a thread: on `EAGAIN` the caller suspends until a
 /// `DispatchSource` reports the device ready, and a cancelled task stops waiting at once.
 /// Hang-up (read returning 0, `EIO`) throws `SerialPortError.disconnected`.
-public final class TermiosSerialPort: SerialPort {
+public final class TermiosSerialPort: SerialPort, BaudRateConfigurable {
     /// The baud rates Tern configures, with their termios constants.
     public static let supportedBaudRates: [Int: speed_t] = [
         4800: speed_t(B4800), 9600: speed_t(B9600), 19200: speed_t(B19200),
@@ -16,7 +16,8 @@ public final class TermiosSerialPort: SerialPort {
     ]
 
     public let path: String
-    public let baudRate: Int
+    /// The rate the line is configured for (changed by `setBaudRate(_:)`).
+    public var baudRate: Int { state.withLock { $0.baudRate } }
 
     private let state: Mutex<State>
     private let queue: DispatchQueue
@@ -24,8 +25,13 @@ public final class TermiosSerialPort: SerialPort {
     private struct State {
         /// -1 once closed.
         var fd: Int32
+        var baudRate: Int
         var waits: [ObjectIdentifier: SerialReadinessWait] = [:]
+        var syscalls = 0
     }
+
+    /// read/write system calls made so far: a diagnostic that shows waiting costs no calls (no polling).
+    public var syscallCount: Int { state.withLock { $0.syscalls } }
 
     private enum Attempt<Value: Sendable>: Sendable {
         case done(Value)
@@ -52,9 +58,8 @@ public final class TermiosSerialPort: SerialPort {
     }
 
     private init(fd: Int32, path: String, baudRate: Int) {
-        self.state = Mutex(State(fd: fd))
+        self.state = Mutex(State(fd: fd, baudRate: baudRate))
         self.path = path
-        self.baudRate = baudRate
         self.queue = DispatchQueue(label: "tern.serial")
     }
 
@@ -86,6 +91,26 @@ public final class TermiosSerialPort: SerialPort {
             tcsetattr(fd, TCSANOW, &options) == 0
         else {
             throw .cannotOpen(path: path, reason: "cannot configure the line: \(SerialOpenError.describe(errno: errno))")
+        }
+    }
+
+    /// Reconfigures the open line to `baudRate` (for autobaud) and discards bytes received so far.
+    ///
+    /// Throws `.unsupportedBaudRate`, `.closed`, or `.disconnected` when the device is gone.
+    public func setBaudRate(_ baudRate: Int) throws(SerialPortError) {
+        guard let speed = Self.supportedBaudRates[baudRate] else { throw .unsupportedBaudRate(baudRate) }
+        try state.withLock { (state: inout State) throws(SerialPortError) in
+            guard state.fd >= 0 else { throw .closed }
+            var options = termios()
+            guard tcgetattr(state.fd, &options) == 0, cfsetispeed(&options, speed) == 0,
+                cfsetospeed(&options, speed) == 0, tcsetattr(state.fd, TCSANOW, &options) == 0
+            else {
+                let code = errno
+                if [EIO, ENXIO, ENODEV].contains(code) { throw .disconnected(path: path) }
+                throw .io(path: path, reason: "cannot set \(baudRate) baud: \(SerialOpenError.describe(errno: code))")
+            }
+            _ = tcflush(state.fd, TCIFLUSH)
+            state.baudRate = baudRate
         }
     }
 
@@ -140,6 +165,7 @@ public final class TermiosSerialPort: SerialPort {
             try Task.checkCancellation()
             let attempt: Attempt<Value> = state.withLock { state in
                 guard state.fd >= 0 else { return .failed(.closed) }
+                state.syscalls += 1
                 if let result = syscall(state.fd) { return result }
                 return failure(errno: errno, direction: direction, state: &state)
             }

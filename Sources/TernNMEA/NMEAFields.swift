@@ -1,21 +1,5 @@
 import TernCore
 
-/// Why a sentence could not be decoded.
-public enum NMEADecodingError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The decoder was given a sentence of another type.
-    case unexpectedType(expected: String, actual: String)
-    case missingField(sentence: String, field: String)
-    case invalidField(sentence: String, field: String, value: String)
-
-    public var description: String {
-        switch self {
-        case let .unexpectedType(expected, actual): "expected a \(expected) sentence, got \(actual)"
-        case let .missingField(sentence, field): "\(sentence): missing \(field)"
-        case let .invalidField(sentence, field, value): "\(sentence): invalid \(field) '\(value)'"
-        }
-    }
-}
-
 /// Typed field access for decoders: each accessor names the field in its error.
 struct NMEAFieldReader {
     let sentence: NMEASentence
@@ -39,24 +23,37 @@ struct NMEAFieldReader {
         return time
     }
 
+    /// A time of day, or nil when the field is empty (GLL, GNS and GST of an acquiring receiver).
+    func optionalTime(_ index: Int) throws(NMEADecodingError) -> NMEATimeOfDay? {
+        guard sentence.field(index) != nil else { return nil }
+        return try time(index)
+    }
+
     func double(_ index: Int, _ name: String) throws(NMEADecodingError) -> Double? {
         guard let text = sentence.field(index) else { return nil }
-        guard let value = Double(text), value.isFinite else { throw invalid(name, index) }
+        guard let value = NMEANumber.double(text) else { throw invalid(name, index) }
         return value
     }
 
     func int(_ index: Int, _ name: String) throws(NMEADecodingError) -> Int? {
         guard let text = sentence.field(index) else { return nil }
-        guard let value = Int(text) else { throw invalid(name, index) }
+        guard let value = NMEANumber.int(text) else { throw invalid(name, index) }
         return value
+    }
+
+    /// The first character of a one-letter field (status, mode), or nil when empty.
+    func letter(_ index: Int) -> UInt8? {
+        sentence.field(index)?.utf8.first
     }
 
     /// A latitude/longitude pair from `ddmm.mmm,N,dddmm.mmm,E` starting at `index`; nil when empty.
     func coordinate(_ index: Int) throws(NMEADecodingError) -> Coordinate? {
         guard let latText = sentence.field(index), let lonText = sentence.field(index + 2) else { return nil }
-        guard let lat = Self.degrees(latText, hemisphere: sentence.field(index + 1), positive: "N", negative: "S")
+        guard let lat = Self.degrees(latText, hemisphere: sentence.field(index + 1), positive: "N", negative: "S"),
+            lat <= 90
         else { throw invalid("latitude", index) }
-        guard let lon = Self.degrees(lonText, hemisphere: sentence.field(index + 3), positive: "E", negative: "W")
+        guard let lon = Self.degrees(lonText, hemisphere: sentence.field(index + 3), positive: "E", negative: "W"),
+            lon <= 180
         else { throw invalid("longitude", index + 2) }
         let coordinate = Coordinate(latitude: lat, longitude: lon)
         guard coordinate.isValid else { throw invalid("latitude", index) }
@@ -64,18 +61,95 @@ struct NMEAFieldReader {
     }
 
     /// Parses `d..dmm.mmmm` with a hemisphere letter into signed decimal degrees.
+    ///
+    /// Same arithmetic as gpsd (`degrees = trunc(v / 100)`, `minutes = v - 100 × degrees`), so
+    /// positions agree with it to the last printed digit.
     static func degrees(
-        _ text: Substring, hemisphere: Substring?, positive: Character, negative: Character
+        _ text: Substring, hemisphere: Substring?, positive: Unicode.Scalar, negative: Unicode.Scalar
     ) -> Double? {
-        guard let hemisphere, hemisphere.count == 1, let letter = hemisphere.first,
-            letter == positive || letter == negative,
-            let dot = text.firstIndex(of: ".") ?? Optional(text.endIndex),
-            text.distance(from: text.startIndex, to: dot) >= 3,
-            let minutesStart = text.index(dot, offsetBy: -2, limitedBy: text.startIndex),
-            let whole = Int(text[..<minutesStart]), whole >= 0,
-            let minutes = Double(text[minutesStart...]), minutes >= 0, minutes < 60
+        guard let hemisphere, hemisphere.utf8.count == 1, let letter = hemisphere.utf8.first,
+            letter == UInt8(ascii: positive) || letter == UInt8(ascii: negative),
+            let value = NMEANumber.double(text), value >= 0
         else { return nil }
-        let value = Double(whole) + minutes / 60
-        return letter == negative ? -value : value
+        let whole = (value / 100).rounded(.towardZero)
+        let minutes = value - whole * 100
+        guard minutes < 60 else { return nil }
+        let degrees = whole + minutes / 60
+        return letter == UInt8(ascii: negative) ? -degrees : degrees
+    }
+}
+
+/// Number parsing straight from a field's UTF-8 bytes (no Foundation, no C string copies).
+enum NMEANumber {
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    /// `[+-]digits[.digits]`; nil for anything else (exponents, junk, no digits).
+    static func double(_ text: Substring) -> Double? {
+        var mantissa: UInt64 = 0
+        var significant = 0
+        var fractionDigits = 0
+        var droppedIntegerDigits = 0
+        var negative = false
+        var seenDigit = false
+        var seenDot = false
+        var index = 0
+        for byte in text.utf8 {
+            defer { index += 1 }
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                seenDigit = true
+                if significant < 18 {
+                    mantissa = mantissa &* 10 &+ UInt64(byte &- 48)
+                    if mantissa != 0 { significant += 1 }
+                    if seenDot { fractionDigits += 1 }
+                } else if !seenDot {
+                    droppedIntegerDigits += 1
+                }
+            case UInt8(ascii: "."):
+                guard !seenDot else { return nil }
+                seenDot = true
+            case UInt8(ascii: "-"), UInt8(ascii: "+"):
+                guard index == 0 else { return nil }
+                negative = byte == UInt8(ascii: "-")
+            default:
+                return nil
+            }
+        }
+        guard seenDigit, fractionDigits < powersOfTen.count, droppedIntegerDigits < powersOfTen.count else {
+            return nil
+        }
+        var value = Double(mantissa)
+        if fractionDigits > 0 { value /= powersOfTen[fractionDigits] }
+        if droppedIntegerDigits > 0 { value *= powersOfTen[droppedIntegerDigits] }
+        return negative ? -value : value
+    }
+
+    /// `[+-]digits`; nil for anything else or on overflow.
+    static func int(_ text: Substring) -> Int? {
+        var value = 0
+        var negative = false
+        var seenDigit = false
+        var index = 0
+        for byte in text.utf8 {
+            defer { index += 1 }
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                seenDigit = true
+                let (product, overflow) = value.multipliedReportingOverflow(by: 10)
+                guard !overflow else { return nil }
+                value = product + Int(byte - 48)
+            case UInt8(ascii: "-"), UInt8(ascii: "+"):
+                guard index == 0 else { return nil }
+                negative = byte == UInt8(ascii: "-")
+            default:
+                return nil
+            }
+        }
+        guard seenDigit else { return nil }
+        return negative ? -value : value
     }
 }

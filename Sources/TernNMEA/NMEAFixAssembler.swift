@@ -6,20 +6,30 @@ public struct NMEAFixAssemblerStats: Sendable, Hashable {
     /// Receiver cycles seen (groups of sentences sharing a time of day).
     public var epochs = 0
     public var fixesEmitted = 0
-    /// Epochs the receiver itself marked invalid (RMC status `V` or mode `N`, GGA quality 0) or without position.
+    /// Epochs the receiver itself marked invalid (RMC/GLL status `V`, mode `N`, GGA quality 0,
+    /// GSA "no fix") or without position.
     public var invalidEpochs = 0
-    /// Valid epochs dropped because no date was known (no RMC yet).
+    /// Valid epochs dropped because no date was known yet (no RMC or ZDA so far).
     public var undatedEpochs = 0
+    /// Time-less sentences (GSA, GSV, VTG, ...) that arrived before any epoch and were dropped.
+    public var orphanSentences = 0
 
     public init() {}
 }
 
 /// Groups decoded sentences into receiver cycles and turns each valid cycle into one `Fix`.
 ///
-/// Sentences with the same UTC time of day belong to one epoch: GGA gives altitude, quality,
-/// satellites and HDOP; RMC gives date, speed and course. An epoch is complete when a sentence
-/// with another time arrives (or on `flush()`). A fix needs a date: from the epoch's RMC, or
-/// the last RMC's date within the hour (and not across midnight).
+/// Sentences with the same UTC time of day (GGA, RMC, GNS, GLL, ZDA, GST) form one epoch; the
+/// time-less ones (GSA, GSV, VTG, and GLL of NMEA 1.x receivers) join the current epoch. An epoch
+/// is complete when a sentence with another time arrives (or on `flush()`). Like gpsd:
+/// - the date comes from RMC or ZDA and is kept for later epochs, advancing a day when the hour
+///   goes backwards (midnight); no fix is emitted before the first date;
+/// - the epoch is invalid when the receiver says so: RMC/GLL status `V` or mode `N`, GGA quality 0,
+///   GNS modes all `N`, GSA mode 1; DOPs of 99.99 or more mean "unknown";
+/// - the 2D/3D mode is the GSA's; without GSA, 3D when GGA/GNS gives an altitude, else 2D.
+///
+/// Accuracy (1 σ, metres): with a GST in the epoch, `sqrt(σlat² + σlon²)` (the receiver's
+/// horizontal RMS error, DRMS); otherwise `HDOP × uere`.
 public struct NMEAFixAssembler: Sendable {
     /// User equivalent range error, metres: the assumed 1 σ ranging error of a consumer-grade
     /// single-frequency receiver. An assumption, not a measurement: `accuracy = HDOP × UERE`.
@@ -28,13 +38,24 @@ public struct NMEAFixAssembler: Sendable {
     public let uere: Double
     public private(set) var stats = NMEAFixAssemblerStats()
 
-    private var epoch: Epoch?
+    private var epoch: NMEAEpoch?
+    /// The date of the last epoch, and its time of day, for epochs without RMC/ZDA.
     private var lastDate: (date: NMEADate, time: NMEATimeOfDay)?
+    /// The last GSV count per constellation and signal (GSV cycles are often slower than fixes).
+    private var inViewBySignal: [SignalKey: Int] = [:]
 
-    private struct Epoch {
-        var time: NMEATimeOfDay
-        var gga: GGAMessage?
-        var rmc: RMCMessage?
+    private struct SignalKey: Hashable {
+        var constellation: Constellation
+        var signal: Int
+    }
+
+    /// Satellites in view per constellation: the largest count over its signals.
+    private var inView: [Constellation: Int] {
+        var result: [Constellation: Int] = [:]
+        for (key, count) in inViewBySignal where count > (result[key.constellation] ?? -1) {
+            result[key.constellation] = count
+        }
+        return result
     }
 
     public init(uere: Double = NMEAFixAssembler.defaultUERE) {
@@ -43,23 +64,21 @@ public struct NMEAFixAssembler: Sendable {
 
     /// Adds one decoded message; returns the fix of the previous epoch when this one starts a new epoch.
     public mutating func add(_ message: NMEAMessage) -> Fix? {
-        let time: NMEATimeOfDay
-        switch message {
-        case let .gga(gga): time = gga.time
-        case let .rmc(rmc): time = rmc.time
-        case .unsupported: return nil
+        guard let time = message.timeOfDay else {
+            guard epoch != nil else {
+                if message.isEpochData { stats.orphanSentences += 1 }
+                if case let .gsv(gsv) = message { record(gsv) }
+                return nil
+            }
+            merge(message)
+            return nil
         }
         var completed: Fix?
         if let epoch, epoch.time != time {
             completed = flush()
         }
-        var current = epoch ?? Epoch(time: time)
-        switch message {
-        case let .gga(gga): current.gga = gga
-        case let .rmc(rmc): current.rmc = rmc
-        case .unsupported: break
-        }
-        epoch = current
+        if epoch == nil { epoch = NMEAEpoch(time: time) }
+        merge(message)
         return completed
     }
 
@@ -68,55 +87,57 @@ public struct NMEAFixAssembler: Sendable {
         guard let epoch else { return nil }
         self.epoch = nil
         stats.epochs += 1
-        if let rmc = epoch.rmc, let date = rmc.date {
-            lastDate = (date, rmc.time)
-        }
-        let rmcInvalid = epoch.rmc.map { !$0.isValid } ?? false
-        let ggaInvalid = epoch.gga.map { $0.quality == .invalid } ?? false
-        guard !rmcInvalid, !ggaInvalid, let coordinate = epoch.gga?.coordinate ?? epoch.rmc?.coordinate else {
+        let date = date(for: epoch)
+        if let date { lastDate = (date, epoch.time) }
+        guard !epoch.invalid, epoch.gsaMode != .noFix, let coordinate = epoch.coordinate else {
             stats.invalidEpochs += 1
             return nil
         }
-        guard let date = date(for: epoch) else {
+        guard let date else {
             stats.undatedEpochs += 1
             return nil
         }
-        let hdop = epoch.gga?.hdop
         stats.fixesEmitted += 1
-        return Fix(
-            time: date.date(at: epoch.time),
-            coordinate: coordinate,
-            altitude: epoch.gga?.altitude,
-            speed: epoch.rmc?.speed,
-            course: epoch.rmc?.course,
-            quality: epoch.gga?.quality ?? Self.quality(mode: epoch.rmc?.mode),
-            satellites: epoch.gga?.satellites,
-            hdop: hdop,
-            accuracy: hdop.map { $0 * uere })
+        return epoch.fix(time: date.date(at: epoch.time), coordinate: coordinate, inView: inView, uere: uere)
     }
 
-    /// How long (ms) the last RMC date is reused for epochs without RMC.
-    private static let dateCarryLimit = 3_600_000
-
-    private func date(for epoch: Epoch) -> NMEADate? {
-        if let date = epoch.rmc?.date { return date }
-        guard let lastDate, lastDate.time <= epoch.time,
-            epoch.time.millisecondsSinceMidnight - lastDate.time.millisecondsSinceMidnight < Self.dateCarryLimit
-        else { return nil }
-        return lastDate.date
+    private mutating func merge(_ message: NMEAMessage) {
+        if case let .gsv(gsv) = message { record(gsv) }
+        epoch?.merge(message)
     }
 
-    /// Fix quality implied by an RMC mode indicator, for epochs without GGA.
-    static func quality(mode: Character?) -> FixQuality {
-        switch mode {
-        case "D": .dgps
-        case "E": .estimated
-        case "F": .rtkFloat
-        case "R": .rtkFixed
-        case "M": .manual
-        case "S": .simulation
-        case "P": .pps
-        default: .gps
+    private mutating func record(_ gsv: GSVMessage) {
+        let key = SignalKey(constellation: Constellation(talker: gsv.talker) ?? .unknown, signal: gsv.signalID ?? 0)
+        inViewBySignal[key] = gsv.satellitesInView
+    }
+
+    /// The epoch's own date (RMC, ZDA), else the last date, a day later if the clock passed midnight.
+    private func date(for epoch: NMEAEpoch) -> NMEADate? {
+        if let date = epoch.date { return date }
+        guard let lastDate else { return nil }
+        return epoch.time < lastDate.time ? lastDate.date.adding(days: 1) : lastDate.date
+    }
+}
+
+extension NMEAMessage {
+    /// The UTC time of day of sentences that carry one; nil for the time-less ones.
+    var timeOfDay: NMEATimeOfDay? {
+        switch self {
+        case let .gga(gga): gga.time
+        case let .rmc(rmc): rmc.time
+        case let .gns(gns): gns.time
+        case let .gll(gll): gll.time
+        case let .zda(zda): zda.time
+        case let .gst(gst): gst.time
+        case .gsa, .gsv, .vtg, .txt, .unsupported: nil
+        }
+    }
+
+    /// Whether the message carries fix data (as opposed to text or unsupported sentences).
+    var isEpochData: Bool {
+        switch self {
+        case .txt, .unsupported: false
+        default: true
         }
     }
 }

@@ -114,8 +114,7 @@ public struct NMEAFramer: Sendable {
             return nil
         }
         let raw = String(decoding: line, as: UTF8.self)
-        let body = String(decoding: line[0..<(count - 3)], as: UTF8.self)
-        guard let sentence = NMEASentence.parse(body: body, raw: raw) else {
+        guard let sentence = NMEASentence.parse(raw: raw) else {
             stats.malformed += 1
             return nil
         }

@@ -2,11 +2,22 @@ import Foundation
 
 /// What decoders need besides the sentence itself.
 public struct NMEADecodingContext: Sendable {
-    /// A date near the recording, used to resolve two-digit years. Called once per dated sentence.
+    /// The default reference date: about when this version of Tern was built.
+    /// **Update at each release.** Receivers never report dates before their own manufacture,
+    /// so a date more than a year before this one is a GPS week-rollover victim.
+    public static let buildReferenceDate = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01
+
+    /// A date near the recording (at or before it), used to resolve two-digit years and GPS
+    /// week rollover. Called once per dated sentence.
     public var referenceDate: @Sendable () -> Date
 
-    public init(referenceDate: @escaping @Sendable () -> Date = { Date() }) {
+    public init(referenceDate: @escaping @Sendable () -> Date = { NMEADecodingContext.buildReferenceDate }) {
         self.referenceDate = referenceDate
+    }
+
+    /// A context with a fixed reference date (e.g. a log's recording date).
+    public init(reference: Date) {
+        self.referenceDate = { reference }
     }
 }
 
@@ -21,6 +32,14 @@ public protocol NMEAMessageDecodable: Sendable {
 public enum NMEAMessage: Sendable, Hashable {
     case gga(GGAMessage)
     case rmc(RMCMessage)
+    case gns(GNSMessage)
+    case gll(GLLMessage)
+    case gsa(GSAMessage)
+    case gsv(GSVMessage)
+    case vtg(VTGMessage)
+    case zda(ZDAMessage)
+    case gst(GSTMessage)
+    case txt(TXTMessage)
     /// A sentence type Tern does not decode (yet), including proprietary ones.
     case unsupported(NMEASentence)
 }
@@ -39,6 +58,14 @@ public struct NMEADecoder: Sendable {
         switch sentence.type {
         case GGAMessage.sentenceType: return .gga(try GGAMessage(sentence, context: context))
         case RMCMessage.sentenceType: return .rmc(try RMCMessage(sentence, context: context))
+        case GSAMessage.sentenceType: return .gsa(try GSAMessage(sentence, context: context))
+        case GSVMessage.sentenceType: return .gsv(try GSVMessage(sentence, context: context))
+        case VTGMessage.sentenceType: return .vtg(try VTGMessage(sentence, context: context))
+        case GLLMessage.sentenceType: return .gll(try GLLMessage(sentence, context: context))
+        case GNSMessage.sentenceType: return .gns(try GNSMessage(sentence, context: context))
+        case ZDAMessage.sentenceType: return .zda(try ZDAMessage(sentence, context: context))
+        case GSTMessage.sentenceType: return .gst(try GSTMessage(sentence, context: context))
+        case TXTMessage.sentenceType: return .txt(try TXTMessage(sentence, context: context))
         default: return .unsupported(sentence)
         }
     }

@@ -29,19 +29,36 @@ public struct NMEASentence: Sendable, Hashable {
         return fields[index]
     }
 
-    /// Parses a verified line body (`$` ... before `*`) into a sentence; nil when the address is malformed.
-    static func parse(body: String, raw: String) -> NMEASentence? {
-        let parts = body.dropFirst().split(separator: ",", omittingEmptySubsequences: false)
-        guard let address = parts.first,
-            address.count >= 2,
-            address.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) })
+    /// Parses a verified line (`$` ... `*HH`) into a sentence; nil when the address is malformed.
+    ///
+    /// The fields are slices of `raw`: one string allocation per sentence, plus the field array.
+    static func parse(raw: String) -> NMEASentence? {
+        let utf8 = raw.utf8
+        guard let star = utf8.lastIndex(of: UInt8(ascii: "*")) else { return nil }
+        // Split on the UTF-8 view: Character-based splitting is far slower and the text is ASCII.
+        var parts: [Substring] = []
+        parts.reserveCapacity(20)
+        var fieldStart = utf8.index(after: utf8.startIndex)
+        var index = fieldStart
+        while index < star {
+            if utf8[index] == UInt8(ascii: ",") {
+                parts.append(raw[fieldStart..<index])
+                fieldStart = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        parts.append(raw[fieldStart..<star])
+        let address = parts[0].utf8
+        guard address.count >= 2,
+            address.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) })
         else { return nil }
-        let fields = Array(parts.dropFirst())
-        if address.first == "P" {
-            return NMEASentence(talker: "P", type: String(address.dropFirst()), fields: fields, raw: raw)
+        let addressText = parts.removeFirst()
+        if address.first == UInt8(ascii: "P") {
+            return NMEASentence(talker: "P", type: String(addressText.dropFirst()), fields: parts, raw: raw)
         }
         guard address.count >= 3 else { return nil }
+        let typeStart = address.index(address.startIndex, offsetBy: 2)
         return NMEASentence(
-            talker: String(address.prefix(2)), type: String(address.dropFirst(2)), fields: fields, raw: raw)
+            talker: String(addressText[..<typeStart]), type: String(addressText[typeStart...]), fields: parts, raw: raw)
     }
 }

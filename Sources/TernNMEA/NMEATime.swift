@@ -14,18 +14,33 @@ public struct NMEATimeOfDay: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// Parses `hhmmss` or `hhmmss.s...` (fractions beyond milliseconds are rounded down).
     public init?(nmea text: Substring) {
-        let bytes = Array(text.utf8)
-        guard bytes.count >= 6, bytes[0..<6].allSatisfy(isDigit) else { return nil }
+        var hhmmss = 0
         var millisecond = 0
-        if bytes.count > 6 {
-            let fraction = bytes[7...]
-            guard bytes[6] == UInt8(ascii: "."), fraction.allSatisfy(isDigit) else { return nil }
-            for (place, digit) in zip([100, 10, 1], fraction) {
-                millisecond += Int(digit - UInt8(ascii: "0")) * place
+        var place = 100
+        var index = 0
+        for byte in text.utf8 {
+            switch index {
+            case 0..<6:
+                guard isDigit(byte) else { return nil }
+                hhmmss = hhmmss * 10 + Int(byte &- 48)
+            case 6:
+                guard byte == UInt8(ascii: ".") else { return nil }
+            default:
+                guard isDigit(byte) else { return nil }
+                millisecond += Int(byte &- 48) * place
+                place /= 10
             }
+            index += 1
         }
-        func number(_ at: Int) -> Int { Int(bytes[at] - 48) * 10 + Int(bytes[at + 1] - 48) }
-        self.init(hour: number(0), minute: number(2), second: number(4), millisecond: millisecond)
+        guard index >= 6 else { return nil }
+        self.init(
+            hour: hhmmss / 10_000, minute: hhmmss / 100 % 100, second: hhmmss % 100, millisecond: millisecond)
+    }
+
+    /// Milliseconds since midnight, wrapped into one day.
+    init(wrapping milliseconds: Int) {
+        let day = 86_400_000
+        millisecondsSinceMidnight = (milliseconds % day + day) % day
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool {
@@ -52,13 +67,44 @@ public struct NMEADate: Sendable, Hashable, Comparable {
     }
 
     /// Parses `ddmmyy`, choosing the century that puts the year within 50 years of `reference`.
+    ///
+    /// Does not correct GPS week rollover: see `correctingWeekRollover(reference:)`.
     public init?(ddmmyy text: Substring, reference: Date) {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 6, bytes.allSatisfy(isDigit) else { return nil }
-        func number(_ at: Int) -> Int { Int(bytes[at] - 48) * 10 + Int(bytes[at + 1] - 48) }
+        guard text.utf8.count == 6, let value = NMEANumber.int(text), value >= 0, text.utf8.allSatisfy(isDigit)
+        else { return nil }
         self.init(
-            year: Self.resolve(twoDigitYear: number(4), reference: reference), month: number(2), day: number(0))
+            year: Self.resolve(twoDigitYear: value % 100, reference: reference), month: value / 100 % 100,
+            day: value / 10_000)
     }
+
+    /// Days in one GPS week-number era (1024 weeks, about 19.6 years).
+    public static let weekRolloverDays = 1024 * 7
+
+    /// How far before the reference date a date may lie before it is taken for a week-rollover
+    /// victim: half an era (512 weeks, about 9.8 years).
+    public static let rolloverToleranceDays = 512 * 7
+
+    /// This date moved forward by whole 1024-week eras while it lies more than 512 weeks before
+    /// `reference`: what a receiver with a GPS week-rollover bug (reporting e.g. 1999 or 2006 for
+    /// 2026) meant. Dates within 512 weeks before the reference, or after it, are unchanged.
+    public func correctingWeekRollover(reference: Date) -> NMEADate {
+        let limit = Int((reference.timeIntervalSince1970 / 86_400).rounded(.down)) - Self.rolloverToleranceDays
+        var days = daysSinceEpoch
+        guard days < limit else { return self }
+        while days < limit { days += Self.weekRolloverDays }
+        return NMEADate(daysSinceEpoch: days)
+    }
+
+    /// The date `days` days after 1970-01-01.
+    init(daysSinceEpoch days: Int) {
+        let civil = CivilDate(daysSinceEpoch: days)
+        year = civil.year
+        month = civil.month
+        day = civil.day
+    }
+
+    /// The date `count` days later (or earlier when negative).
+    func adding(days count: Int) -> NMEADate { NMEADate(daysSinceEpoch: daysSinceEpoch + count) }
 
     /// The four-digit year nearest to the reference date's year that ends in `twoDigitYear`.
     public static func resolve(twoDigitYear: Int, reference: Date) -> Int {

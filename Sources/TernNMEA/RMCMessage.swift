@@ -47,10 +47,11 @@ public struct RMCMessage: NMEAMessageDecodable, Hashable {
         guard status == "A" || status == "V" else { throw reader.invalid("status", 1) }
         var date: NMEADate?
         if let text = sentence.field(8) {
-            guard let parsed = NMEADate(ddmmyy: text, reference: context.referenceDate()) else {
+            let reference = context.referenceDate()
+            guard let parsed = NMEADate(ddmmyy: text, reference: reference) else {
                 throw reader.invalid("date", 8)
             }
-            date = parsed
+            date = parsed.correctingWeekRollover(reference: reference)
         }
         self.init(
             talker: sentence.talker,

@@ -41,6 +41,9 @@ public final class SimulatedGPS: Sendable {
     }
 
     public struct Stats: Sendable, Hashable {
+        /// Simulated seconds elapsed (powered or not).
+        public var ticks = 0
+        /// Seconds the module was powered and sent an epoch.
         public var epochs = 0
         public var fixes = 0
         public var coldStarts = 0
@@ -87,9 +90,9 @@ public final class SimulatedGPS: Sendable {
 
     public var stats: Stats { counters.withLock { $0 } }
 
-    /// Emits one epoch per simulated second until cancelled.
-    public func run<C: Clock>(clock: C) async throws where C.Duration == Duration {
-        let start = clock.now
+    /// Emits one epoch per simulated second after `start` (default: now) until cancelled.
+    public func run<C: Clock>(clock: C, from start: C.Instant? = nil) async throws where C.Duration == Duration {
+        let start = start ?? clock.now
         var random = SplitMix64(seed: options.seed)
         let writer = NMEAWriter()
         var tick = 0
@@ -100,6 +103,7 @@ public final class SimulatedGPS: Sendable {
         while true {
             try await clock.sleep(until: start.advanced(by: .seconds(tick + 1)), tolerance: nil)
             tick += 1
+            defer { counters.withLock { $0.ticks = tick } }
             guard power.isOn else {
                 if poweredAt != nil { lastOff = tick }
                 poweredAt = nil

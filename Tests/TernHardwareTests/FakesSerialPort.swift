@@ -43,3 +43,34 @@ final class FakeSerialPort: SerialPort {
         state.withLock { $0.closed = true }
     }
 }
+
+/// Stands in for `TermiosSerialPort.open`: each call takes the next scripted outcome
+/// (the last one repeats) and records the baud rate asked for.
+final class ScriptedOpener: Sendable {
+    enum Outcome: Sendable {
+        case port(any SerialPort)
+        case fail(SerialPortError)
+    }
+
+    private let state: Mutex<(outcomes: [Outcome], bauds: [Int])>
+
+    init(_ outcomes: [Outcome]) {
+        state = Mutex((outcomes, []))
+    }
+
+    /// The baud rate of every open call, in order.
+    var bauds: [Int] { state.withLock { $0.bauds } }
+    var calls: Int { bauds.count }
+
+    func open(path _: String, baudRate: Int) throws -> any SerialPort {
+        let outcome: Outcome? = state.withLock { state in
+            state.bauds.append(baudRate)
+            return state.outcomes.count > 1 ? state.outcomes.removeFirst() : state.outcomes.first
+        }
+        switch outcome {
+        case let .port(port)?: return port
+        case let .fail(error)?: throw error
+        case nil: throw SerialPortError.cannotOpen(path: "fake", reason: "nothing scripted")
+        }
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import TernCore
 import Testing
 
@@ -7,11 +8,14 @@ import Testing
 
 /// A pseudo-terminal pair: the test plays the device on `master`, the port opens `slavePath`.
 /// Note: a PTY ignores the baud rate, so nothing here is paced like a real UART.
-final class PTYPair {
-    private(set) var master: Int32 = -1
+final class PTYPair: Sendable {
+    private let masterFD: Mutex<Int32>
     /// Kept open so the slave's settings can be read back with tcgetattr.
-    private(set) var slave: Int32 = -1
+    let slave: Int32
     let slavePath: String
+
+    /// -1 once closed.
+    var master: Int32 { masterFD.withLock { $0 } }
 
     init() throws {
         var master: Int32 = -1
@@ -19,14 +23,14 @@ final class PTYPair {
         var name = [CChar](repeating: 0, count: 256)
         guard openpty(&master, &slave, &name, nil, nil) == 0 else { throw POSIXError(.EIO) }
         _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
-        self.master = master
+        self.masterFD = Mutex(master)
         self.slave = slave
         self.slavePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     deinit {
         closeMaster()
-        if slave >= 0 { _ = Glibc.close(slave) }
+        _ = Glibc.close(slave)
     }
 
     func writeToMaster(_ text: String) {
@@ -51,17 +55,11 @@ final class PTYPair {
     }
 
     func closeMaster() {
-        if master >= 0 { _ = Glibc.close(master) }
-        master = -1
+        masterFD.withLock { fd in
+            if fd >= 0 { _ = Glibc.close(fd) }
+            fd = -1
+        }
     }
-}
-
-/// CPU time (user + system) this process has used so far, in seconds.
-func processCPUTime() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
 @Suite(.serialized, .timeLimit(.minutes(1)))
@@ -83,13 +81,12 @@ struct SerialPortTests {
     @Test func aReadWaitsWithoutSpinningUntilDataArrives() async throws {
         let pty = try PTYPair()
         let sut = try TermiosSerialPort.open(path: pty.slavePath, baudRate: 9600)
-        let cpuBefore = processCPUTime()
         let read = Task { try await sut.read(maxCount: 64) }
         try await Task.sleep(for: .milliseconds(300))
-        let cpuWhileWaiting = processCPUTime() - cpuBefore
+        let callsWhileWaiting = sut.syscallCount
         pty.writeToMaster("later")
         #expect(try await read.value == Array("later".utf8))
-        #expect(cpuWhileWaiting < 0.15, "a spinning read would burn ~0.3 s of CPU")
+        #expect(callsWhileWaiting <= 1, "a polling read would call read() again and again while waiting")
     }
 
     @Test func bytesWrittenThroughThePortArriveAtTheMaster() async throws {

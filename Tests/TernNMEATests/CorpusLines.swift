@@ -20,6 +20,18 @@ enum Corpus {
 
     // Proprietary Garmin error estimate, and a two-part AIS message (ais-nmea.log).
     static let garminPGRME = "$PGRME,9.1,M,15.0,M,12.0,M*21"
+    static let garminRMB = "$GPRMB,A,,,,,,,,,,,,V*71"
+
+    // Multi-constellation and NMEA 4.10 sentences, in the formats of the corpus receivers (checksums recomputed).
+    static let gnGNS = "$GNGNS,171926.00,4404.14063,N,12118.85478,W,AAN,12,0.91,1147.2,-21.3,,*20"
+    static let gllV3 = "$GNGLL,4404.13910,N,12118.85369,W,171947.00,A,A*6C"
+    static let gsa410 = "$GNGSA,A,3,02,12,25,29,31,,,,,,,,1.50,0.86,1.23,1*04"
+    static let gsvGL = "$GLGSV,3,1,09,65,42,050,28,66,80,287,,72,17,059,,74,18,187,*6A"
+    static let vtg = "$GPVTG,054.7,T,034.4,M,005.5,N,010.2,K,A*25"
+    static let zda = "$GPZDA,193223.00,23,12,2007,00,00*69"
+    static let gst = "$GPGST,172814.0,0.006,0.023,0.020,273.6,0.023,0.020,0.031*6A"
+    static let txt = "$GPTXT,01,01,02,ANTSTATUS=OK*3B"
+
     static let aisVDM = "!AIVDM,2,2,9,B,`88888888888880,2*76"
 }
 

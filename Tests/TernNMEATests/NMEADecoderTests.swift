@@ -106,7 +106,7 @@ struct RMCMessageTests {
 
 struct NMEADecoderTests {
     @Test func passesUnknownSentenceTypesThroughAsUnsupported() throws {
-        guard case .unsupported = try decode(Corpus.bu353GSA) else { Issue.record("decoded GSA"); return }
+        guard case .unsupported = try decode(Corpus.garminRMB) else { Issue.record("decoded RMB"); return }
     }
 
     @Test func passesProprietarySentencesThroughAsUnsupported() throws {

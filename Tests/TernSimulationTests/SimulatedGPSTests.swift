@@ -4,6 +4,7 @@ import Testing
 import TernCore
 import TernNMEA
 import TernSimulation
+import TernTesting
 
 #if canImport(Glibc)
 import Glibc
@@ -19,15 +20,15 @@ import Glibc
         #expect(fd >= 0, "cannot open \(sut.devicePath)")
         defer { close(fd) }
         let clock = TestClock()
+        let start = clock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await sut.run(clock: clock) }
-            var elapsed = 0
-            if let switchOffAfter {
-                await clock.advance(by: .seconds(switchOffAfter))
-                try await power.setPower(on: false)
-                elapsed = switchOffAfter
+            group.addTask { try await sut.run(clock: clock, from: start) }
+            // One virtual second at a time, each handled before the next: deterministic under any load.
+            for second in 1...seconds {
+                await clock.advance(by: .seconds(1))
+                #expect(await eventually { sut.stats.ticks == second })
+                if second == switchOffAfter { try await power.setPower(on: false) }
             }
-            await clock.advance(by: .seconds(seconds - elapsed))
             group.cancelAll()
         }
         var framer = NMEAFramer()

@@ -1,1 +1,0 @@
-// TernReceivers: placeholder until the receiver command sets land.
