@@ -71,7 +71,7 @@ let package = Package(
         .target(
             name: "TernApp",
             dependencies: [
-                "TernCore", "TernNMEA", "TernHardware", "TernStore", "TernUplink", "TernGateway", "TernSimulation",
+                "TernCore", "TernNMEA", "TernReceivers", "TernHardware", "TernStore", "TernUplink", "TernGateway", "TernSimulation",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),

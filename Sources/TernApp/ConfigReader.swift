@@ -127,4 +127,22 @@ struct ConfigReader {
         if let s = raw.string, !s.isEmpty { return .name(s) }
         throw ConfigError(key: key(name), "expected a line offset (e.g. 17) or a line name (e.g. \"GPS_EN\"), got \(shown(raw))")
     }
+
+    /// A calendar date `YYYY-MM-DD` (TOML local date or string), as UTC midnight.
+    mutating func date(_ name: String) throws(ConfigError) -> Date? {
+        guard let raw = value(name) else { return nil }
+        let text: String? = raw.string ?? raw.date.map { String(format: "%04d-%02d-%02d", Int($0.year), Int($0.month), Int($0.day)) }
+        guard let text, let date = Self.parseDay(text) else {
+            throw ConfigError(key: key(name), "expected a date YYYY-MM-DD, e.g. 2026-11-21, got \(shown(raw))")
+        }
+        return date
+    }
+
+    static func parseDay(_ text: String) -> Date? {
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, (1980...2200).contains(parts[0]), (1...12).contains(parts[1]), (1...31).contains(parts[2]) else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+        return calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2]))
+    }
 }

@@ -36,10 +36,15 @@ public struct Daemon: Sendable {
     private func run(queue: any PositionQueue, httpClient: HTTPClient) async throws {
         switch config.receiver {
         case let .serial(device, baud):
-            let serialPort = try TermiosSerialPort.open(path: device, baudRate: baud)
+            // Open once plainly so that a missing device or a permission problem stops Tern at
+            // start with the fix named; from then on the port reconnects by itself.
+            try await TermiosSerialPort.open(path: device, baudRate: baud).close()
+            let serialPort = ReconnectingSerialPort(path: device, baudRate: baud, logger: logger.labelled("tern.serial"))
+            let chipset = ChipsetWatch(configured: config.receiverOptions.chipset, logger: logger.labelled("tern.receiver"))
             let parts = Pipeline<ContinuousClock>.Parts(
                 queue: queue, serialPort: serialPort, powerSwitch: try makePowerSwitch(),
-                uplinkURL: try uplinkURL(collector: nil), connectivity: RouteConnectivity())
+                uplinkURL: try uplinkURL(collector: nil), connectivity: RouteConnectivity(),
+                receiverOptions: receiverOptions(chipset: chipset))
             try await run(Pipeline(config: config, parts: parts, httpClient: httpClient, clock: ContinuousClock(), logger: logger))
         case let .simulated(speed, seed):
             let board = try SimulatedBoard(speed: speed, seed: seed)
@@ -80,12 +85,21 @@ public struct Daemon: Sendable {
                     let forwarder = pipeline.forwarder.status()
                     let depth = (try? await pipeline.queue.count()) ?? -1
                     try? notifier.status(
-                        "receiver \(gateway.receiverPowered ? "on" : "off"), \(gateway.fixesAccepted) accepted, queue \(depth), uploaded \(forwarder.uploaded)")
+                        "receiver \(gateway.receiverPowered ? "on" : "off") (\(pipeline.receiver.linkState)), \(gateway.fixesAccepted) accepted, queue \(depth), uploaded \(forwarder.uploaded)")
                     try? notifier.watchdog()
                     try await Task.sleep(for: interval)
                 }
             }
         }
+    }
+
+    private func receiverOptions(chipset: ChipsetWatch) -> NMEAReceiver.Options {
+        let options = config.receiverOptions
+        var reference = NMEAReceiver.systemOrBuildDate
+        if let fixed = options.referenceDate { reference = { fixed } }
+        return NMEAReceiver.Options(
+            referenceDate: reference, health: .init(silenceTimeout: options.silenceTimeout), autobaud: options.autobaud,
+            onSentence: { chipset.observe($0) })
     }
 
     private func makePowerSwitch() throws -> any PowerSwitch {

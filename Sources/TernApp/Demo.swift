@@ -46,7 +46,7 @@ public struct Demo: Sendable {
             config: config,
             parts: .init(
                 queue: queue, serialPort: board.serialPort, powerSwitch: board.power, uplinkURL: collector.url,
-                connectivity: network, referenceDate: { referenceDate }),
+                connectivity: network, receiverOptions: .init(referenceDate: { referenceDate })),
             httpClient: httpClient, clock: board.clock, logger: logger)
 
         let script = NetworkScript(options: options, collector: collector, network: network, clock: board.clock, logger: logger)

@@ -22,18 +22,18 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
         public var powerSwitch: any PowerSwitch
         public var uplinkURL: URL
         public var connectivity: any Connectivity
-        public var referenceDate: @Sendable () -> Date
+        public var receiverOptions: NMEAReceiver.Options
 
         public init(
             queue: any PositionQueue, serialPort: any SerialPort, powerSwitch: any PowerSwitch, uplinkURL: URL,
-            connectivity: any Connectivity, referenceDate: @escaping @Sendable () -> Date = { Date() }
+            connectivity: any Connectivity, receiverOptions: NMEAReceiver.Options = .init()
         ) {
             self.queue = queue
             self.serialPort = serialPort
             self.powerSwitch = powerSwitch
             self.uplinkURL = uplinkURL
             self.connectivity = connectivity
-            self.referenceDate = referenceDate
+            self.receiverOptions = receiverOptions
         }
     }
 
@@ -41,7 +41,7 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
         queue = parts.queue
         receiver = NMEAReceiver(
             serialPort: parts.serialPort, powerSwitch: parts.powerSwitch,
-            options: .init(referenceDate: parts.referenceDate), logger: logger.labelled("tern.receiver"))
+            options: parts.receiverOptions, logger: logger.labelled("tern.receiver"))
         let uplink = HTTPUplink(
             url: parts.uplinkURL, device: config.device, httpClient: httpClient,
             timeout: config.uplink.timeout, logger: logger.labelled("tern.uplink"), token: config.uplink.token)

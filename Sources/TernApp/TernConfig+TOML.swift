@@ -41,12 +41,19 @@ extension TernConfig {
         let dataDirectory = try root.string("data_dir", default: "/var/lib/tern", pattern: "an absolute or relative directory path") { !$0.isEmpty }
 
         var receiverTable = try root.table("receiver")
+        var receiverOptions = TernConfig.ReceiverOptions()
         let kind = try receiverTable.choice("kind", ["serial", "simulated"], default: "serial")
         let receiver: Receiver
         if kind == "serial" {
             receiver = .serial(
                 device: try receiverTable.string("device", default: "/dev/serial0", pattern: "a device path such as /dev/serial0") { $0.hasPrefix("/") },
                 baud: try receiverTable.int("baud", default: 9600, allowed: [4800, 9600, 19200, 38400, 57600, 115200]))
+            receiverOptions = TernConfig.ReceiverOptions(
+                chipset: try receiverTable.choice(
+                    "chipset", ["auto", "mediatek", "quectel", "ublox", "ublox9", "generic"], default: "auto"),
+                autobaud: try receiverTable.bool("autobaud", default: false),
+                silenceTimeout: try receiverTable.duration("silence_timeout", default: .seconds(5), range: .seconds(1) ... .seconds(600)),
+                referenceDate: try receiverTable.date("reference_date"))
         } else {
             receiver = .simulated(
                 speed: try receiverTable.double("speed", default: 1, range: 0.1...1000),
@@ -110,8 +117,10 @@ extension TernConfig {
         try uplinkTable.rejectUnknownKeys()
 
         let logLevel = try root.choice("log_level", ["trace", "debug", "info", "notice", "warning", "error", "critical"], default: "info")
-        return TernConfig(
+        var config = TernConfig(
             device: device, dataDirectory: dataDirectory, receiver: receiver, power: power,
             scheduler: scheduler, filter: filter, uplink: uplink, logLevel: logLevel)
+        config.receiverOptions = receiverOptions
+        return config
     }
 }

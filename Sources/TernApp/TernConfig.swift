@@ -24,6 +24,25 @@ public struct TernConfig: Sendable, Equatable {
         case name(String)
     }
 
+    /// How Tern treats the receiver's serial link and identity.
+    public struct ReceiverOptions: Sendable, Equatable {
+        /// `auto` (detect from what the receiver says) or a driver name: mediatek, quectel, ublox, ublox9, generic.
+        public var chipset: String
+        /// On a suspected wrong baud rate, scan the common rates and switch.
+        public var autobaud: Bool
+        /// No byte for this long while powered counts as a silent receiver.
+        public var silenceTimeout: Duration
+        /// Resolves two-digit years and GPS week rollovers; nil: the build's reference date.
+        public var referenceDate: Date?
+
+        public init(chipset: String = "auto", autobaud: Bool = false, silenceTimeout: Duration = .seconds(5), referenceDate: Date? = nil) {
+            self.chipset = chipset
+            self.autobaud = autobaud
+            self.silenceTimeout = silenceTimeout
+            self.referenceDate = referenceDate
+        }
+    }
+
     public struct Uplink: Sendable, Equatable {
         /// Where positions are POSTed; nil with `collector = true` on the simulated board.
         public var url: URL?
@@ -38,6 +57,7 @@ public struct TernConfig: Sendable, Equatable {
     public var device: String
     public var dataDirectory: String
     public var receiver: Receiver
+    public var receiverOptions = ReceiverOptions()
     public var power: Power
     public var scheduler: DutyCycleScheduler.Options
     public var filter: StandardLocationFilter.Options

@@ -23,7 +23,7 @@ struct NMEABench: ParsableCommand {
             Both tools read that same file: `tern nmea decode FILE > /dev/null` and \
             `gpsdecode -j < FILE > /dev/null`, alternately, --runs times each. Reports the best and \
             median wall time, sentences/s and MB/s from the best run, and the peak RSS of the child \
-            (wait4's ru_maxrss, max over runs). One extra untimed run per tool writes the output to a \
+            (VmHWM of the child, sampled every ms; max over runs). One extra untimed run per tool writes the output to a \
             file to count its lines and TPV records. Input generation is not timed. Exits 2 when \
             gpsdecode or tern is missing.
             """)

@@ -42,7 +42,7 @@ public final class NMEAReceiver: GPSReceiver {
         public var onSentence: (@Sendable (NMEASentence) -> Void)?
 
         public init(
-            readSize: Int = 256, referenceDate: @escaping @Sendable () -> Date = { Date() },
+            readSize: Int = 256, referenceDate: @escaping @Sendable () -> Date = NMEAReceiver.systemOrBuildDate,
             uere: Double = NMEAFixAssembler.defaultUERE, maxLineLength: Int = NMEAFramer.defaultMaxLineLength,
             health: LinkHealthMonitor.Options = .init(), autobaud: Bool = false, baudScan: BaudScanner.Options = .init(),
             onSentence: (@Sendable (NMEASentence) -> Void)? = nil
@@ -86,6 +86,10 @@ public final class NMEAReceiver: GPSReceiver {
     }
 
     public var stats: NMEAReceiverStats { counters.withLock { $0 } }
+
+    /// The default reference date for two-digit years and week rollovers: the system clock, unless
+    /// it is behind the build's reference date (a Pi without RTC or network boots in the past).
+    public static let systemOrBuildDate: @Sendable () -> Date = { max(Date(), NMEADecodingContext.buildReferenceDate) }
 
     /// The link as last judged (`.connected` for a plain open port until something is wrong).
     public var linkState: ReceiverLinkState { link.current }

@@ -47,6 +47,33 @@ import TernCore
         #expect(byOffset.power == .gpio(chip: "gpiochip4", line: .offset(17), activeLow: false))
     }
 
+    @Test func receiverOptionsHaveSafeDefaults() throws {
+        let sut = try TernConfig.parse(Self.minimal)
+        #expect(sut.receiverOptions == .init(chipset: "auto", autobaud: false, silenceTimeout: .seconds(5), referenceDate: nil))
+    }
+
+    @Test func receiverOptionsAreRead() throws {
+        let sut = try TernConfig.parse(
+            Self.minimal + "\n[receiver]\nchipset = \"ublox\"\nautobaud = true\nsilence_timeout = \"10s\"\nreference_date = 2026-11-21\n")
+        #expect(sut.receiverOptions.chipset == "ublox")
+        #expect(sut.receiverOptions.autobaud)
+        #expect(sut.receiverOptions.silenceTimeout == .seconds(10))
+        #expect(sut.receiverOptions.referenceDate == Date(timeIntervalSince1970: 1_795_219_200))
+    }
+
+    @Test func referenceDateAcceptsAQuotedDay() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[receiver]\nreference_date = \"2026-11-21\"\n")
+        #expect(sut.receiverOptions.referenceDate == Date(timeIntervalSince1970: 1_795_219_200))
+    }
+
+    @Test func badReferenceDateSaysTheFormat() {
+        expectError(Self.minimal + "\n[receiver]\nreference_date = \"21.11.2026\"\n", key: "receiver.reference_date", mentioning: "YYYY-MM-DD")
+    }
+
+    @Test func unknownChipsetListsTheDrivers() {
+        expectError(Self.minimal + "\n[receiver]\nchipset = \"sirf\"\n", key: "receiver.chipset", mentioning: "\"mediatek\"")
+    }
+
     @Test func unsupportedBaudNamesTheKeyAndTheChoices() {
         expectError(Self.minimal + "\n[receiver]\nbaud = 9601\n", key: "receiver.baud", mentioning: "4800, 9600")
     }
