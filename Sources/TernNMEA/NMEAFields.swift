@@ -140,8 +140,9 @@ enum NMEANumber {
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
                 seenDigit = true
                 let (product, overflow) = value.multipliedReportingOverflow(by: 10)
-                guard !overflow else { return nil }
-                value = product + Int(byte - 48)
+                let (sum, carry) = product.addingReportingOverflow(Int(byte - 48))
+                guard !overflow, !carry else { return nil }
+                value = sum
             case UInt8(ascii: "-"), UInt8(ascii: "+"):
                 guard index == 0 else { return nil }
                 negative = byte == UInt8(ascii: "-")

@@ -59,8 +59,11 @@ public struct NMEADate: Sendable, Hashable, Comparable {
     public let month: Int
     public let day: Int
 
+    /// Years a receiver can mean: GPS time began in 1980; anything else is garbage.
+    public static let plausibleYears = 1980...2200
+
     public init?(year: Int, month: Int, day: Int) {
-        guard (1...12).contains(month), (1...31).contains(day) else { return nil }
+        guard Self.plausibleYears.contains(year), (1...12).contains(month), (1...31).contains(day) else { return nil }
         self.year = year
         self.month = month
         self.day = day
