@@ -41,4 +41,19 @@ struct FuzzRegressionTests {
         #expect(NMEADate(year: 1979, month: 12, day: 31) == nil)
         #expect(NMEADate(year: 1980, month: 1, day: 6) != nil)
     }
+
+    /// Every input the fuzzer ever saved (`Tests/Fuzz/crashes/`) goes through `tern nmea decode`'s path.
+    @Test func savedFuzzerFindingsDecodeWithoutTrapping() throws {
+        let directory = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../Fuzz/crashes")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasPrefix(".") }
+        #expect(files.count >= 5)
+        for file in files {
+            let bytes = try [UInt8](Data(contentsOf: directory.appending(path: file)))
+            var sut = NMEALogDecoder()
+            var output: [UInt8] = []
+            sut.append(bytes) { GPSDFixRecord($0).write(to: &output) }
+            sut.finish { GPSDFixRecord($0).write(to: &output) }
+            #expect(sut.stats.bytes == bytes.count, "\(file)")
+        }
+    }
 }
