@@ -89,7 +89,7 @@ let package = Package(
         // Benchmarks: executables that print JSON (see README, "Measurements").
         .executableTarget(
             name: "tern-bench",
-            dependencies: ["TernNMEA", "TernCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["TernNMEA", "TernCore", "TernSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/TernBench", swiftSettings: strict),
         // libFuzzer harness over NMEA framing, decoding and assembly. Built normally it replays inputs;
         // built with -DFUZZING -sanitize=fuzzer it fuzzes (see README, "Fuzzing").
@@ -123,7 +123,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "TernSimulationTests",
-            dependencies: ["TernSimulation", "TernCore", "TernNMEA", "TernTesting", .product(name: "Clocks", package: "swift-clocks")], swiftSettings: strict),
+            dependencies: ["TernSimulation", "TernCore", "TernNMEA", "TernTesting", .product(name: "Clocks", package: "swift-clocks")],
+            exclude: ["Traces"], swiftSettings: strict),
         .testTarget(name: "TernAppTests", dependencies: ["TernApp", "TernCore", "TernStore", "TernTesting", "tern"], swiftSettings: strict),
     ]
 )

@@ -42,7 +42,7 @@ public struct Daemon: Sendable {
             let serialPort = ReconnectingSerialPort(path: device, baudRate: baud, logger: logger.labelled("tern.serial"))
             let chipset = ChipsetWatch(configured: config.receiverOptions.chipset, logger: logger.labelled("tern.receiver"))
             let parts = Pipeline<ContinuousClock>.Parts(
-                queue: queue, serialPort: serialPort, powerSwitch: try makePowerSwitch(),
+                queue: queue, serialPort: serialPort, powerSwitch: try makePowerSwitch(serialPort: serialPort),
                 uplinkURL: try uplinkURL(collector: nil), connectivity: RouteConnectivity(),
                 receiverOptions: receiverOptions(chipset: chipset))
             try await run(Pipeline(config: config, parts: parts, httpClient: httpClient, clock: ContinuousClock(), logger: logger))
@@ -102,16 +102,31 @@ public struct Daemon: Sendable {
             onSentence: { chipset.observe($0) })
     }
 
-    private func makePowerSwitch() throws -> any PowerSwitch {
+    /// The configured power method; command methods write to the receiver's own (reconnecting) port.
+    private func makePowerSwitch(serialPort: any SerialPort) throws -> any PowerSwitch {
+        func gpioLine(_ spec: TernConfig.GPIOLineSpec) -> GPIOLine {
+            switch spec {
+            case let .offset(offset): .offset(offset)
+            case let .name(name): .name(name)
+            }
+        }
         switch config.power {
         case .none, .simulated:
             return NoPowerSwitch()
         case let .gpio(chip, line, activeLow):
-            let gpioLine: GPIOLine = switch line {
-            case let .offset(offset): .offset(offset)
-            case let .name(name): .name(name)
-            }
-            return try GPIOPowerSwitch(chip: chip, line: gpioLine, activeLow: activeLow)
+            return try GPIOPowerSwitch(chip: chip, line: gpioLine(line), activeLow: activeLow)
+        case let .l76x(chip, standbyLine, forceOnLine, sleep):
+            // STANDBY starts high (running) so that a FORCE_ON pulse alone wakes the module in backup mode.
+            let standby = try GPIOPowerSwitch(
+                chip: chip, line: gpioLine(standbyLine), initiallyOn: true, consumer: "tern-standby")
+            let forceOn = try GPIOPowerSwitch(chip: chip, line: gpioLine(forceOnLine), consumer: "tern-force-on")
+            return L76XPowerSwitch(
+                standby: standby, forceOn: forceOn, sleep: sleep == .backup ? .backup(serialPort) : .standby,
+                clock: ContinuousClock())
+        case .pmtkStandby:
+            return try CommandPowerSwitch.pmtkStandby(serialPort: serialPort)
+        case .ubxBackup:
+            return try CommandPowerSwitch.ubxBackup(serialPort: serialPort)
         }
     }
 

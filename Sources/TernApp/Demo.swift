@@ -18,12 +18,12 @@ public struct Demo: Sendable {
         self.logger = logger
     }
 
-    /// The config the demo runs with (what `board/simulated.toml` spells out).
+    /// The config the demo runs with (what `board/simulated.toml` spells out; adaptive by default).
     public func config(dataDirectory: String) -> TernConfig {
         TernConfig(
             device: "tern-demo", dataDirectory: dataDirectory,
             receiver: .simulated(speed: options.speed, seed: options.seed), power: .simulated,
-            scheduler: .init(interval: options.interval, acquisitionTimeout: .seconds(90)),
+            scheduler: .init(policy: options.fixPolicy, acquisitionTimeout: .seconds(90), accuracyTarget: 15, energy: .mt3339),
             filter: .init(),
             uplink: .init(
                 url: nil, token: nil, batchSize: 20, timeout: .seconds(5),

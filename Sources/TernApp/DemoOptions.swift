@@ -1,4 +1,5 @@
 import Foundation
+import TernCore
 
 /// What `tern demo` runs: simulated time, speed, and when the collector goes away.
 public struct DemoOptions: Sendable {
@@ -8,8 +9,12 @@ public struct DemoOptions: Sendable {
     public var speed: Double
     /// Where the SQLite queue lives; a fresh temporary directory when nil.
     public var dataDirectory: String?
-    /// Time between fixes (the fixed-interval duty cycle).
+    /// How the receiver is scheduled; adaptive by default, as `tern run`.
+    public var policy: Policy
+    /// `fixed`: the time between fixes. `adaptive`: the longest time between fixes.
     public var interval: Duration
+    /// `adaptive`: the track error allowed between fixes, metres.
+    public var errorBudget: Double
     /// The collector is offline from `offlineFrom` to `offlineUntil` (fractions of `duration`).
     public var offlineFrom: Double
     public var offlineUntil: Double
@@ -17,15 +22,40 @@ public struct DemoOptions: Sendable {
 
     public init(
         duration: Duration = .seconds(900), speed: Double = 20, dataDirectory: String? = nil,
-        interval: Duration = .seconds(30), offlineFrom: Double = 0.3, offlineUntil: Double = 0.6, seed: UInt64 = 1
+        interval: Duration = .seconds(30), policy: Policy = .adaptive, errorBudget: Double = 30,
+        offlineFrom: Double = 0.3, offlineUntil: Double = 0.6, seed: UInt64 = 1
     ) {
         self.duration = duration
         self.speed = speed
         self.dataDirectory = dataDirectory
         self.interval = interval
+        self.policy = policy
+        self.errorBudget = errorBudget
         self.offlineFrom = offlineFrom
         self.offlineUntil = offlineUntil
         self.seed = seed
+    }
+}
+
+extension DemoOptions {
+    public enum Policy: String, Sendable, CaseIterable {
+        case adaptive, fixed
+        case alwaysOn = "always-on"
+    }
+
+    /// The shortest interval of the adaptive policy (as `scheduler.min_interval`'s default).
+    public static let adaptiveMinInterval: Duration = .seconds(5)
+
+    /// The scheduler policy these options describe.
+    public var fixPolicy: FixPolicy {
+        switch policy {
+        case .adaptive:
+            .adaptive(
+                errorBudget: errorBudget, minInterval: min(Self.adaptiveMinInterval, interval),
+                maxInterval: max(interval, .seconds(1)))
+        case .fixed: .fixed(interval: max(interval, .seconds(1)))
+        case .alwaysOn: .alwaysOn
+        }
     }
 }
 

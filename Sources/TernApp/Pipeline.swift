@@ -51,7 +51,7 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
             logger: logger.labelled("tern.forwarder"))
         gateway = Gateway(
             receiver: receiver, filter: StandardLocationFilter(options: config.filter), queue: queue,
-            forwarder: forwarder, scheduler: DutyCycleScheduler(options: config.scheduler), clock: clock,
+            forwarder: forwarder, scheduler: FixScheduler(options: config.scheduler), clock: clock,
             logger: logger.labelled("tern.gateway"))
     }
 

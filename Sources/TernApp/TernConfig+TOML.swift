@@ -29,12 +29,14 @@ extension TernConfig {
         }
         var root = ConfigReader(table: table, prefix: "")
         try root.rejectUnknownKeys(known: ["device", "data_dir", "log_level", "receiver", "power", "scheduler", "filter", "uplink"])
-        let config = try read(&root)
+        let config = try read(&root, table: table)
         try root.rejectUnknownKeys()
         return config
     }
 
-    private static func read(_ root: inout ConfigReader) throws(ConfigError) -> TernConfig {
+    private static func read(_ root: inout ConfigReader, table: TOMLTable) throws(ConfigError) -> TernConfig {
+        /// The keys present in a section, for keys whose default depends on others.
+        func keys(of section: String) -> Set<String> { Set(table[section]?.tomlValue.table?.keys ?? []) }
         let device = try root.string("device", default: ProcessInfo.processInfo.hostName, pattern: "letters, digits, '-', '_' or '.'") {
             !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) }
         }
@@ -59,34 +61,17 @@ extension TernConfig {
                 speed: try receiverTable.double("speed", default: 1, range: 0.1...1000),
                 seed: UInt64(try receiverTable.int("seed", default: 1, range: 0...Int.max)))
         }
+        let model = try receiverTable.choice("model", ["auto", "mt3339", "ublox-m8"], default: "auto")
         try receiverTable.rejectUnknownKeys()
 
         var powerTable = try root.table("power")
-        let method = try powerTable.choice("method", ["none", "gpio", "simulated"], default: kind == "simulated" ? "simulated" : "none")
-        let power: Power
-        switch method {
-        case "gpio":
-            power = .gpio(
-                chip: try powerTable.string("chip", default: "gpiochip0", pattern: "a chip name, path, number or label") { !$0.isEmpty },
-                line: try powerTable.gpioLine("line"),
-                activeLow: try powerTable.bool("active_low", default: false))
-        case "simulated":
-            guard kind == "simulated" else {
-                throw ConfigError(key: "power.method", "\"simulated\" needs receiver.kind = \"simulated\"; use \"gpio\" or \"none\" with a real receiver")
-            }
-            power = .simulated
-        default:
-            power = .none
-        }
-        if kind == "simulated" && method != "simulated" {
-            throw ConfigError(key: "power.method", "the simulated receiver needs power.method = \"simulated\", got \"\(method)\"")
-        }
+        let power = try readPower(&powerTable, keys: keys(of: "power"), kind: kind, chipset: receiverOptions.chipset)
         try powerTable.rejectUnknownKeys()
 
         var schedulerTable = try root.table("scheduler")
-        let scheduler = DutyCycleScheduler.Options(
-            interval: try schedulerTable.duration("interval", default: .seconds(60), range: .zero ... .seconds(86_400)),
-            acquisitionTimeout: try schedulerTable.duration("acquisition_timeout", default: .seconds(90), range: .seconds(5) ... .seconds(3_600)))
+        let scheduler = try readScheduler(
+            &schedulerTable, keys: keys(of: "scheduler"),
+            energy: energy(model: model, chipset: receiverOptions.chipset, power: power))
         try schedulerTable.rejectUnknownKeys()
 
         var filterTable = try root.table("filter")
@@ -122,5 +107,113 @@ extension TernConfig {
             scheduler: scheduler, filter: filter, uplink: uplink, logLevel: logLevel)
         config.receiverOptions = receiverOptions
         return config
+    }
+
+    private static let gpioChipPattern = "a chip name, path, number or label"
+
+    /// `[power]`: the method and its keys. Command methods need a serial receiver of their chipset.
+    private static func readPower(
+        _ table: inout ConfigReader, keys: Set<String>, kind: String, chipset: String
+    ) throws(ConfigError) -> Power {
+        let methods = ["none", "gpio", "l76x", "pmtk-standby", "ubx-backup", "simulated"]
+        let method = try table.choice("method", methods, default: kind == "simulated" ? "simulated" : "none")
+        if kind == "simulated" && method != "simulated" {
+            throw ConfigError(key: "power.method", "the simulated receiver needs power.method = \"simulated\", got \"\(method)\"")
+        }
+        let mediatek = ["auto", "mediatek", "quectel"], ublox = ["auto", "ublox", "ublox9"]
+        func requireChipset(_ allowed: [String], _ instead: String) throws(ConfigError) {
+            guard allowed.contains(chipset) else {
+                throw ConfigError(
+                    key: "power.method",
+                    "\"\(method)\" does not work with receiver.chipset = \"\(chipset)\"; use \(instead)")
+            }
+        }
+        switch method {
+        case "gpio":
+            return .gpio(
+                chip: try table.string("chip", default: "gpiochip0", pattern: gpioChipPattern) { !$0.isEmpty },
+                line: try table.gpioLine("line"),
+                activeLow: try table.bool("active_low", default: false))
+        case "l76x":
+            try requireChipset(mediatek, "\"ubx-backup\" for u-blox or \"gpio\" for a supply switch")
+            let standby: GPIOLineSpec = keys.contains("standby_line") ? try table.gpioLine("standby_line") : .offset(4)
+            let forceOn: GPIOLineSpec = keys.contains("force_on_line") ? try table.gpioLine("force_on_line") : .offset(17)
+            if standby == forceOn {
+                throw ConfigError(key: "power.force_on_line", "must differ from power.standby_line (both are \(forceOn))")
+            }
+            return .l76x(
+                chip: try table.string("chip", default: "gpiochip0", pattern: gpioChipPattern) { !$0.isEmpty },
+                standbyLine: standby, forceOnLine: forceOn,
+                sleep: L76XSleep(rawValue: try table.choice("sleep", ["backup", "standby"], default: "backup")) ?? .backup)
+        case "pmtk-standby":
+            try requireChipset(mediatek, "\"ubx-backup\" for u-blox receivers")
+            return .pmtkStandby
+        case "ubx-backup":
+            try requireChipset(ublox, "\"pmtk-standby\" for MediaTek/Quectel receivers")
+            return .ubxBackup
+        case "simulated":
+            guard kind == "simulated" else {
+                throw ConfigError(
+                    key: "power.method",
+                    "\"simulated\" needs receiver.kind = \"simulated\"; use \"gpio\", \"l76x\", \"pmtk-standby\", \"ubx-backup\" or \"none\" with a real receiver")
+            }
+            return .simulated
+        default:
+            return .none
+        }
+    }
+
+    /// The energy profile: `receiver.model`, else from the chipset (u-blox → M8, otherwise MT3339).
+    private static func energy(model: String, chipset: String, power: Power) -> ReceiverEnergy {
+        switch model {
+        case "mt3339": return .mt3339
+        case "ublox-m8": return .ubloxM8
+        default: return ["ublox", "ublox9"].contains(chipset) || power == .ubxBackup ? .ubloxM8 : .mt3339
+        }
+    }
+
+    /// `[scheduler]`: the policy and its keys; keys of another policy are errors. `interval` alone
+    /// (configs written before the policies) means `fixed`, or `always-on` when it is 0s.
+    private static func readScheduler(
+        _ table: inout ConfigReader, keys: Set<String>, energy: ReceiverEnergy
+    ) throws(ConfigError) -> FixScheduler.Options {
+        // Configs from before the policies had only `interval` (0s = always on): they keep their meaning.
+        let legacy = keys.contains("interval") && !keys.contains("policy")
+        var policyName = try table.choice("policy", ["adaptive", "fixed", "always-on"], default: legacy ? "fixed" : "adaptive")
+        if legacy, try table.duration("interval", default: .seconds(60), range: .zero ... .seconds(86_400)) == .zero {
+            policyName = "always-on"
+        }
+        let owners = ["interval": "fixed", "error_budget_m": "adaptive", "min_interval": "adaptive", "max_interval": "adaptive"]
+        if let (key, owner) = owners.sorted(by: { $0.key < $1.key }).first(where: { keys.contains($0.key) && $0.value != policyName && !(legacy && $0.key == "interval") }) {
+            throw ConfigError(
+                key: "scheduler.\(key)",
+                "only used with policy = \"\(owner)\", but the policy is \"\(policyName)\"; remove the key or set policy = \"\(owner)\"")
+        }
+        let policy: FixPolicy
+        switch policyName {
+        case "fixed":
+            let interval = try table.duration("interval", default: .seconds(60), range: .zero ... .seconds(86_400))
+            if interval == .zero {
+                throw ConfigError(key: "scheduler.interval", "0s does not keep the receiver on any more: set policy = \"always-on\", or an interval of at least 1s")
+            }
+            policy = .fixed(interval: interval)
+        case "always-on":
+            policy = .alwaysOn
+        default:
+            let budget = try table.double("error_budget_m", default: 30, range: 1...10_000)
+            let minimum = try table.duration("min_interval", default: .seconds(5), range: .seconds(1) ... .seconds(3_600))
+            let maximum = try table.duration("max_interval", default: .seconds(900), range: .seconds(1) ... .seconds(86_400))
+            if maximum < minimum {
+                throw ConfigError(
+                    key: "scheduler.max_interval",
+                    "must be at least scheduler.min_interval (\(DurationText.format(minimum))), got \(DurationText.format(maximum))")
+            }
+            policy = .adaptive(errorBudget: budget, minInterval: minimum, maxInterval: maximum)
+        }
+        return FixScheduler.Options(
+            policy: policy,
+            acquisitionTimeout: try table.duration("acquisition_timeout", default: .seconds(90), range: .seconds(5) ... .seconds(3_600)),
+            accuracyTarget: try table.double("accuracy_target_m", default: 15, range: 1...1_000),
+            energy: energy)
     }
 }

@@ -10,13 +10,28 @@ public struct TernConfig: Sendable, Equatable {
         case simulated(speed: Double, seed: UInt64)
     }
 
+    /// How the receiver is put to sleep and woken (`[power] method`).
     public enum Power: Sendable, Equatable {
         /// The receiver is always powered (HATs without a supply switch).
         case none
         /// A GPIO line drives a load switch or the module's enable pin.
         case gpio(chip: String, line: GPIOLineSpec, activeLow: Bool)
+        /// Waveshare L76X HAT: STANDBY (high = run) and FORCE_ON lines on one chip.
+        case l76x(chip: String, standbyLine: GPIOLineSpec, forceOnLine: GPIOLineSpec, sleep: L76XSleep)
+        /// MediaTek/Quectel `$PMTK161,0` standby over the serial port, woken by any byte.
+        case pmtkStandby
+        /// u-blox RXM-PMREQ backup over the serial port, woken by UART activity.
+        case ubxBackup
         /// The simulated board's supply (only with the simulated receiver).
         case simulated
+    }
+
+    /// How the L76X sleeps between fixes.
+    public enum L76XSleep: String, Sendable, Equatable {
+        /// `$PMTK225,4` over the serial port (lowest current); a FORCE_ON pulse wakes it.
+        case backup
+        /// STANDBY pulled low; pulled high to run.
+        case standby
     }
 
     public enum GPIOLineSpec: Sendable, Equatable {
@@ -59,7 +74,8 @@ public struct TernConfig: Sendable, Equatable {
     public var receiver: Receiver
     public var receiverOptions = ReceiverOptions()
     public var power: Power
-    public var scheduler: DutyCycleScheduler.Options
+    /// The fix policy, acquisition timeout, accuracy target and the receiver's energy profile.
+    public var scheduler: FixScheduler.Options
     public var filter: StandardLocationFilter.Options
     public var uplink: Uplink
     public var logLevel: String

@@ -2,6 +2,7 @@
 //
 //   swift build -c release --product tern --product tern-bench   # or: swift build -c release
 //   .build/release/tern-bench nmea [--size-mb 50] [--runs 3] [--tern PATH] [--gpsdecode PATH] [--corpus DIR]
+//   .build/release/tern-bench policy [--traces DIR] [--receivers mt3339,ublox-m8] [--budget 30] [--max-interval 900] [--markdown] [--check]
 
 import ArgumentParser
 import Foundation
@@ -10,7 +11,7 @@ struct TernBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tern-bench",
         abstract: "Benchmarks that print one JSON object.",
-        subcommands: [NMEABench.self])
+        subcommands: [NMEABench.self, PolicyBench.self])
 }
 
 struct NMEABench: ParsableCommand {

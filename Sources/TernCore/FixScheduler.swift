@@ -1,8 +1,30 @@
 /// Decides when the receiver is powered and which fix is the position for now. Pure and
 /// deterministic: feed `FixSchedulerEvent`s, perform the returned `FixSchedulerAction`s.
 ///
-/// SKELETON (issue 4 in progress): `alwaysOn` and `fixed` work; `adaptive` behaves like `fixed` at
-/// `minInterval` until the real policy lands.
+/// A cycle: off → acquiring (powered, no usable fix) → settling (usable fixes, none good enough yet)
+/// → a fix is delivered → off, or tracking (kept on: break-even, ephemeris refresh, always-on).
+///
+/// - `alwaysOn`: powered throughout, every usable fix delivered.
+/// - `fixed(interval)`: the naive duty cycle: power on every `interval` (anchored to the start), deliver
+///   the first usable fix, power off; an acquisition timeout just waits for the next slot.
+/// - `adaptive(errorBudget, min, max)`, Tern's policy:
+///   1. Good enough: the first fix whose accuracy estimate ≤ `accuracyTarget` (the noisy first fixes
+///      carry worse estimates); at the timeout, the best usable fix seen, if any.
+///   2. Moving (receiver SOG ≥ 0.5 m/s, or displacement beyond noise): the next fix is due when the
+///      track could bend `errorBudget × moveBudgetShare` away from the interpolating chord,
+///      T = √(8·B / a), a = max(seen acceleration incl. speed × turn rate, `minAcceleration`),
+///      and T ≤ `stopRisk · B / v` so that a stop inside the interval stays near the budget.
+///   3. Still: T = `stillGrowth` × time still so far (a departure costs at most that interval of
+///      error), clamped to [min, max]; the first moving fix brings T back to (2) at once.
+///   4. No sky: after a timeout, retry after min(interval · 2ⁿ, `maxBackoff`) for n timeouts in a row.
+///   5. Ephemeris: off past `hotStartWindow` since the last decode means a warm start (longer
+///      timeout). When the next fix would fall past the window, this cycle is stretched into an
+///      `ephemerisRefresh` tracking session (cheaper than the warm start it avoids).
+///   7. Bad-time account: every gap that closes on a start, stop or bend deeper than the budget is
+///      charged its likely time beyond the budget; every interval is capped so that one more such
+///      surprise keeps the account within `badTimeShare` of the elapsed time (+ `badTimeCredit`).
+///   6. Break-even: when the next fix is due within the break-even time (cycle energy / tracking
+///      power), the receiver stays on and the fix at the due time is delivered.
 public struct FixScheduler: Sendable, Hashable {
     public struct Options: Sendable, Hashable {
         public var policy: FixPolicy
@@ -11,21 +33,60 @@ public struct FixScheduler: Sendable, Hashable {
         /// A fix is good enough when its accuracy estimate is at most this (metres).
         public var accuracyTarget: Double
         public var energy: ReceiverEnergy
+        /// Acquisition timeout when the ephemeris is stale (warm or cold start expected).
+        public var staleEphemerisTimeout: Duration
+        /// Longest wait between attempts after acquisition timeouts in a row.
+        public var maxBackoff: Duration
+        /// Adaptive: share of the error budget the interpolation may use while moving (rest: fix noise).
+        public var moveBudgetShare: Double
+        /// Adaptive: the least acceleration assumed while moving, m/s² (manoeuvres not yet seen).
+        public var minAcceleration: Double
+        /// Adaptive: bounds the moving interval by `stopRisk × budget / speed`.
+        public var stopRisk: Double
+        /// Adaptive: still interval = this × time still so far, at least `stillMinimum`.
+        public var stillGrowth: Double
+        public var stillMinimum: Duration
+        /// Adaptive: the acceleration assumed on the first moving fix after a stop, m/s².
+        public var departureAcceleration: Double
+        /// Adaptive: share of elapsed time the track may be off by more than the budget (p95 allows 5 %);
+        /// every interval is capped so that one surprise inside it still fits the account.
+        public var badTimeShare: Double
+        /// Adaptive: elapsed time credited up front to the bad-time account (a prior of good behaviour).
+        public var badTimeCredit: Duration
 
         public init(
             policy: FixPolicy, acquisitionTimeout: Duration = .seconds(90), accuracyTarget: Double = 15,
-            energy: ReceiverEnergy = .mt3339
+            energy: ReceiverEnergy = .mt3339, staleEphemerisTimeout: Duration = .seconds(120),
+            maxBackoff: Duration = .seconds(3600), moveBudgetShare: Double = 0.7,
+            minAcceleration: Double = 0.01, stopRisk: Double = 40, stillGrowth: Double = 1,
+            stillMinimum: Duration = .seconds(30), departureAcceleration: Double = 0.5,
+            badTimeShare: Double = 0.05, badTimeCredit: Duration = .seconds(300)
         ) {
             self.policy = policy
             self.acquisitionTimeout = acquisitionTimeout
             self.accuracyTarget = accuracyTarget
             self.energy = energy
+            self.staleEphemerisTimeout = staleEphemerisTimeout
+            self.maxBackoff = maxBackoff
+            self.moveBudgetShare = moveBudgetShare
+            self.minAcceleration = minAcceleration
+            self.stopRisk = stopRisk
+            self.stillGrowth = stillGrowth
+            self.stillMinimum = stillMinimum
+            self.departureAcceleration = departureAcceleration
+            self.badTimeShare = badTimeShare
+            self.badTimeCredit = badTimeCredit
         }
     }
 
     public enum State: Sendable, Hashable {
         case idle
+        /// Powered since `since`, no usable fix yet; gives up at `deadline`.
         case acquiring(since: Duration, deadline: Duration)
+        /// Usable fixes seen but none good enough yet; the best one is taken at `deadline`.
+        case settling(since: Duration, deadline: Duration)
+        /// Kept on after a fix; the next fix is delivered at `until` (break-even or ephemeris refresh).
+        case tracking(until: Duration)
         case alwaysOn
         case off(until: Duration)
         case stopped
@@ -33,75 +94,287 @@ public struct FixScheduler: Sendable, Hashable {
 
     public let options: Options
     public private(set) var state: State = .idle
-    private var due: Duration = .zero
-    private var awaitingVerdict = false
+    public private(set) var motion = MotionEstimate()
     public private(set) var cyclesWithFix = 0
     public private(set) var timeouts = 0
+    /// Tracking sessions stretched deliberately to refresh the ephemeris.
+    public private(set) var ephemerisRefreshes = 0
+    /// Times the receiver was kept on because cycling would cost more (break-even).
+    public private(set) var keptOn = 0
+    /// Acquisition timeouts in a row (the back-off exponent).
+    public private(set) var consecutiveTimeouts = 0
+    /// When the receiver last decoded the ephemeris, as far as the scheduler can tell (nil: never).
+    public private(set) var ephemerisTime: Duration?
+
+    private var due: Duration = .zero
+    private var awaitingVerdict = false
+    private var deliveringFallback = false
+    private var best: Fix?
+    private var poweredAt: Duration = .zero
+    /// The first fix of the current powered session (continuous tracking since then).
+    private var sessionFixAt: Duration?
+    private var startedAt: Duration?
+    private var lastFixAt: Duration?
+    /// Adaptive: estimated seconds so far in which the interpolated track was off by more than the budget.
+    public private(set) var badTime: Double = 0
 
     public init(options: Options) { self.options = options }
 
     /// Whether the receiver is meant to be powered now.
     public var isPowered: Bool {
         switch state {
-        case .acquiring, .alwaysOn: true
+        case .acquiring, .settling, .tracking, .alwaysOn: true
         case .idle, .off, .stopped: false
         }
     }
 
+    /// Seconds of staying on that cost as much as one power cycle (inrush + hot acquisition).
+    public var breakEven: Duration {
+        let e = options.energy
+        let ttff = e.hotStartTTFF.seconds
+        let inrush = min(ttff, e.inrushDuration.seconds)
+        let cycle = e.acquisitionCurrent * ttff + max(0, e.inrushCurrent - e.acquisitionCurrent) * inrush
+        return .seconds(cycle / max(e.trackingCurrent, 1e-9))
+    }
+
     public mutating func handle(_ event: FixSchedulerEvent) -> [FixSchedulerAction] {
         switch (state, event) {
-        case let (.idle, .start(now)):
-            if case .alwaysOn = options.policy {
-                state = .alwaysOn
-                return [.powerOn]
-            }
-            return acquire(due: now, now: now)
-        case let (.alwaysOn, .fixReceived(fix, _)) where fix.quality.isUsable:
-            return [.deliver(fix)]
-        case let (.acquiring, .fixReceived(fix, _)) where fix.quality.isUsable && !awaitingVerdict:
-            awaitingVerdict = true
-            return [.deliver(fix)]
-        case let (.acquiring, .delivered(accepted, now)):
-            awaitingVerdict = false
-            guard accepted else { return [] }
-            cyclesWithFix += 1
-            return sleep(now: now)
-        case let (.acquiring(_, deadline), .timerFired(now)) where now >= deadline:
-            timeouts += 1
-            awaitingVerdict = false
-            return sleep(now: now)
-        case let (.off(until), .timerFired(now)) where now >= until:
-            return acquire(due: until, now: now)
         case (.stopped, _):
             return []
         case (_, .stop):
             let powered = isPowered
             state = .stopped
             return powered ? [.powerOff] : []
+
+        case let (.idle, .start(now)):
+            startedAt = now
+            if case .alwaysOn = options.policy {
+                state = .alwaysOn
+                poweredAt = now
+                return [.powerOn]
+            }
+            return acquire(due: now, now: now)
+
+        case let (.alwaysOn, .fixReceived(fix, now)) where fix.quality.isUsable:
+            noteTracking(now: now)
+            lastDelivered = fix
+            return [.deliver(fix)]
+        case let (.alwaysOn, .delivered(accepted, now)):
+            if accepted, let fix = lastDelivered {
+                cyclesWithFix += 1
+                motion.update(with: fix, at: now)
+            }
+            return []
+
+        case let (.acquiring(since, deadline), .fixReceived(fix, now)) where fix.quality.isUsable,
+             let (.settling(since, deadline), .fixReceived(fix, now)) where fix.quality.isUsable:
+            noteTracking(now: now)
+            guard !awaitingVerdict else { return [] }
+            if isGoodEnough(fix) { return deliver(fix) }
+            if best.map({ accuracy(of: fix) < accuracy(of: $0) }) ?? true { best = fix }
+            state = .settling(since: since, deadline: deadline)
+            return []
+
+        case let (.acquiring, .delivered(accepted, now)), let (.settling, .delivered(accepted, now)):
+            awaitingVerdict = false
+            if accepted { return gotFix(now: now) }
+            if deliveringFallback { return timedOut(now: now) }
+            return []
+
+        case let (.acquiring(_, deadline), .timerFired(now)) where now >= deadline,
+             let (.settling(_, deadline), .timerFired(now)) where now >= deadline:
+            if !awaitingVerdict, let fallback = best {
+                best = nil
+                deliveringFallback = true
+                return deliver(fallback)
+            }
+            return awaitingVerdict ? [] : timedOut(now: now)
+
+        case let (.tracking(until), .fixReceived(fix, now)) where fix.quality.isUsable:
+            noteTracking(now: now)
+            guard now >= until, !awaitingVerdict else { return [] }
+            return deliver(fix)
+        case let (.tracking, .delivered(accepted, now)):
+            awaitingVerdict = false
+            if accepted { return gotFix(now: now) }
+            return []
+        case let (.tracking(until), .timerFired(now)) where now >= until + options.acquisitionTimeout:
+            // Lost the sky while tracking: count it as a timeout.
+            return timedOut(now: now)
+
+        case let (.off(until), .timerFired(now)) where now >= until:
+            return acquire(due: until, now: now)
+
         default:
             return []
         }
     }
 
-    private var interval: Duration {
-        switch options.policy {
-        case .alwaysOn: .zero
-        case let .fixed(interval): interval
-        case let .adaptive(_, minInterval, _): minInterval
-        }
+    // MARK: - Cycle steps
+
+    private var lastDelivered: Fix?
+
+    private mutating func deliver(_ fix: Fix) -> [FixSchedulerAction] {
+        awaitingVerdict = true
+        lastDelivered = fix
+        return [.deliver(fix)]
     }
 
     private mutating func acquire(due: Duration, now: Duration) -> [FixSchedulerAction] {
         self.due = due
-        let deadline = now + options.acquisitionTimeout
+        poweredAt = now
+        sessionFixAt = nil
+        best = nil
+        deliveringFallback = false
+        let stale = ephemerisTime.map { now - $0 > options.energy.hotStartWindow } ?? true
+        let timeout = stale ? max(options.acquisitionTimeout, options.staleEphemerisTimeout) : options.acquisitionTimeout
+        let deadline = now + timeout
         state = .acquiring(since: now, deadline: deadline)
         return [.powerOn, .wake(at: deadline)]
     }
 
-    private mutating func sleep(now: Duration) -> [FixSchedulerAction] {
-        var next = due + interval
-        while next <= now { next += interval }
+    /// Tracks continuous fixes: a slow first fix means the receiver decoded the ephemeris; so does
+    /// `ephemerisRefresh` of continuous tracking.
+    private mutating func noteTracking(now: Duration) {
+        guard let first = sessionFixAt else {
+            sessionFixAt = now
+            if now - poweredAt > options.energy.hotStartTTFF * 6 { ephemerisTime = now }
+            return
+        }
+        if now - first >= options.energy.ephemerisRefresh {
+            ephemerisTime = now
+        }
+    }
+
+    private mutating func gotFix(now: Duration) -> [FixSchedulerAction] {
+        cyclesWithFix += 1
+        consecutiveTimeouts = 0
+        deliveringFallback = false
+        best = nil
+        if let fix = lastDelivered {
+            let wasStill = motion.isStill
+            motion.update(with: fix, at: now)
+            accountBadTime(wasStill: wasStill, now: now)
+        }
+        lastFixAt = now
+        let next = nextDue(now: now)
+        let e = options.energy
+        if case .adaptive = options.policy {
+            // Ephemeris refresh: the next fix would fall past the hot window: track on now instead.
+            if let first = sessionFixAt, let decoded = ephemerisTime,
+               next - decoded > e.hotStartWindow, now - first < e.ephemerisRefresh, refreshIsWorthwhile(next - now) {
+                ephemerisRefreshes += 1
+                let until = first + e.ephemerisRefresh
+                state = .tracking(until: until)
+                return [.wake(at: until + options.acquisitionTimeout)]
+            }
+            if next - now <= breakEven {
+                keptOn += 1
+                state = .tracking(until: next)
+                return [.wake(at: next + options.acquisitionTimeout)]
+            }
+        }
+        return sleep(until: next)
+    }
+
+    /// Charges the gap just closed with the time its interpolation likely spent beyond the budget:
+    /// a start or stop inside it (all but the time to cover 2 budgets), or a bend deeper than the budget.
+    private mutating func accountBadTime(wasStill: Bool, now: Duration) {
+        guard case let .adaptive(budget, _, _) = options.policy, let since = lastFixAt, now > since else { return }
+        let gap = (now - since).seconds
+        let v = max(motion.speed, motion.previous?.speed ?? 0, 0.1)
+        if wasStill != motion.isStill, motion.previous != nil {
+            badTime += max(0, gap - 2 * budget / v)
+        } else if !motion.isStill {
+            let bend = motion.acceleration * gap * gap / 8
+            if bend > budget { badTime += gap * (1 - budget / bend).squareRoot() }
+        }
+    }
+
+    /// The longest interval that keeps the bad-time account within `badTimeShare` should it go wrong.
+    private func badTimeCap(now: Duration) -> Double {
+        let share = options.badTimeShare
+        guard share > 0, share < 1 else { return .infinity }
+        let elapsed = (now - (startedAt ?? now)).seconds + options.badTimeCredit.seconds
+        return max(0, share * elapsed - badTime) / (1 - share)
+    }
+
+    private func refreshIsWorthwhile(_ interval: Duration) -> Bool {
+        let e = options.energy
+        guard interval < e.hotStartWindow else { return false }
+        // A warm start also lands the fix its TTFF late, at a time nobody chose: worth a quarter more.
+        let refresh = e.trackingCurrent * e.ephemerisRefresh.seconds
+        let warm = e.acquisitionCurrent * e.warmStartTTFF.seconds
+        return refresh <= 1.25 * warm
+    }
+
+    private mutating func timedOut(now: Duration) -> [FixSchedulerAction] {
+        timeouts += 1
+        awaitingVerdict = false
+        deliveringFallback = false
+        best = nil
+        sessionFixAt = nil
+        switch options.policy {
+        case .fixed, .alwaysOn:
+            return sleep(until: nextDue(now: now))
+        case .adaptive:
+            consecutiveTimeouts += 1
+            let base = max(interval(now: now), options.acquisitionTimeout)
+            let factor = Double(1 << min(consecutiveTimeouts, 20))
+            let wait = min(base * factor, max(options.maxBackoff, base))
+            return sleep(until: now + wait)
+        }
+    }
+
+    private mutating func sleep(until next: Duration) -> [FixSchedulerAction] {
         state = .off(until: next)
+        sessionFixAt = nil
         return [.powerOff, .wake(at: next)]
+    }
+
+    private func nextDue(now: Duration) -> Duration {
+        switch options.policy {
+        case .alwaysOn:
+            return now
+        case let .fixed(interval):
+            guard interval > .zero else { return now }
+            var next = due + interval
+            while next <= now { next += interval }
+            return next
+        case .adaptive:
+            return now + interval(now: now)
+        }
+    }
+
+    /// The adaptive interval from the motion estimate (see the type's documentation).
+    public func interval(now: Duration) -> Duration {
+        guard case let .adaptive(budget, minInterval, maxInterval) = options.policy else {
+            if case let .fixed(interval) = options.policy { return interval }
+            return .zero
+        }
+        var seconds: Double
+        if motion.isStill {
+            seconds = max(options.stillGrowth * motion.stillFor(at: now).seconds, options.stillMinimum.seconds)
+        } else {
+            // Just set off (or no history): assume it may still be speeding up.
+            let departing = motion.previous.map { $0.speed < motion.stillSpeed } ?? true
+            let floor = departing ? options.departureAcceleration : options.minAcceleration
+            let a = max(motion.acceleration, floor)
+            seconds = (8 * budget * options.moveBudgetShare / a).squareRoot()
+            let v = motion.speed
+            if v > 0 { seconds = min(seconds, options.stopRisk * budget / v) }
+        }
+        seconds = min(seconds, badTimeCap(now: now))
+        let clamped = min(max(seconds, minInterval.seconds), maxInterval.seconds)
+        return .seconds(clamped)
+    }
+
+    private func accuracy(of fix: Fix) -> Double {
+        fix.accuracy ?? fix.hdop.map { $0 * 4 } ?? 0
+    }
+
+    private func isGoodEnough(_ fix: Fix) -> Bool {
+        if case .fixed = options.policy { return true }
+        return accuracy(of: fix) <= options.accuracyTarget
     }
 }

@@ -38,11 +38,14 @@ public struct ReceiverEnergy: Sendable, Hashable, Codable {
     public var hotStartWindow: Duration
     /// Continuous tracking needed to refresh the ephemeris.
     public var ephemerisRefresh: Duration
+    /// Typical time to first fix with stale ephemeris (warm start).
+    public var warmStartTTFF: Duration
 
     public init(
         voltage: Double, acquisitionCurrent: Double, trackingCurrent: Double, offCurrent: Double,
         inrushCurrent: Double, inrushDuration: Duration, hotStartTTFF: Duration,
-        hotStartWindow: Duration = .seconds(7200), ephemerisRefresh: Duration = .seconds(30)
+        hotStartWindow: Duration = .seconds(7200), ephemerisRefresh: Duration = .seconds(30),
+        warmStartTTFF: Duration = .seconds(33)
     ) {
         self.voltage = voltage
         self.acquisitionCurrent = acquisitionCurrent
@@ -53,19 +56,22 @@ public struct ReceiverEnergy: Sendable, Hashable, Codable {
         self.hotStartTTFF = hotStartTTFF
         self.hotStartWindow = hotStartWindow
         self.ephemerisRefresh = ephemerisRefresh
+        self.warmStartTTFF = warmStartTTFF
     }
 
     /// MediaTek MT3339 (Adafruit Ultimate GPS): 3.3 V, 25 mA acquisition, 20 mA tracking, 7 µA backup,
     /// ~40 mA inrush for ~1 s, hot start median 1.5 s (Adafruit/GlobalTop PA1616S datasheet).
     public static let mt3339 = ReceiverEnergy(
         voltage: 3.3, acquisitionCurrent: 25, trackingCurrent: 20, offCurrent: 0.007,
-        inrushCurrent: 40, inrushDuration: .seconds(1), hotStartTTFF: .milliseconds(1500))
+        inrushCurrent: 40, inrushDuration: .seconds(1), hotStartTTFF: .milliseconds(1500),
+        warmStartTTFF: .seconds(33))
 
     /// u-blox M8 (GPS+GLONASS): 3.0 V, 32 mA acquisition, 29 mA tracking, 15 µA backup,
     /// hot start median 1.5 s (u-blox M8 data sheet, UBX-15031086).
     public static let ubloxM8 = ReceiverEnergy(
         voltage: 3.0, acquisitionCurrent: 32, trackingCurrent: 29, offCurrent: 0.015,
-        inrushCurrent: 40, inrushDuration: .seconds(1), hotStartTTFF: .milliseconds(1500))
+        inrushCurrent: 40, inrushDuration: .seconds(1), hotStartTTFF: .milliseconds(1500),
+        warmStartTTFF: .seconds(26))
 }
 
 public enum FixSchedulerEvent: Sendable, Hashable {

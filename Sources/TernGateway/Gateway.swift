@@ -1,15 +1,18 @@
 import Logging
 import TernCore
 
-/// The coordinator. It only brokers: fixes from the receiver go through the filter; accepted ones
-/// are written to the queue and the forwarder is told; the scheduler decides when the receiver is
-/// powered. Every decision is made by the injected collaborators.
+/// The coordinator. It only brokers: every fix from the receiver goes to the `FixScheduler`; the
+/// fix it delivers goes through the filter, and an accepted one is written to the queue and the
+/// forwarder is told. The scheduler alone decides when the receiver is powered.
+///
+/// The loop is the one documented in `FixSchedulerTypes.swift`: `.start`, `.fixReceived` for every
+/// fix, `.delivered` after the filter's verdict, `.timerFired` at each requested wake-up, `.stop`.
 public actor Gateway<C: Clock> where C.Duration == Duration {
     private let receiver: any GPSReceiver
     private var filter: any LocationFilter
     private let queue: any PositionQueue
     private let forwarder: any Forwarding
-    private var scheduler: DutyCycleScheduler
+    private var scheduler: FixScheduler
     private let clock: C
     private let timer: WakeTimer<C>
     private let logger: Logger
@@ -23,7 +26,7 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
 
     public init(
         receiver: any GPSReceiver, filter: any LocationFilter, queue: any PositionQueue,
-        forwarder: any Forwarding, scheduler: DutyCycleScheduler, clock: C,
+        forwarder: any Forwarding, scheduler: FixScheduler, clock: C,
         maxPendingWrites: Int = 10_000, logger: Logger = Logger(label: "tern.gateway")
     ) {
         self.receiver = receiver
@@ -73,24 +76,56 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     /// Handles one fix from the receiver. Exposed for the run loop; tests drive it through a fake receiver.
     func handle(_ fix: Fix) async {
         defer { current.fixesSeen += 1 }
-        guard scheduler.wantsFix else {
+        // A receiver that cannot be switched off (no supply switch) keeps talking while "off".
+        guard scheduler.isPowered else {
             current.fixesUnwanted += 1
             return
         }
+        await perform(scheduler.handle(.fixReceived(fix, now: elapsed)))
+    }
+
+    private func timerFired() async {
+        defer { current.wakeUps += 1 }
+        current.nextWake = nil
+        await perform(scheduler.handle(.timerFired(now: elapsed)))
+    }
+
+    /// Performs the scheduler's actions: wake-up requests first (they need no waiting), then power
+    /// changes in order, then deliveries, whose verdicts may bring further actions.
+    private func perform(_ actions: [FixSchedulerAction]) async {
+        var deliveries: [Fix] = []
+        for case let .wake(at) in actions {
+            current.nextWake = at
+            timer.schedule(at: start.advanced(by: at))
+        }
+        for action in actions {
+            switch action {
+            case .powerOn: await setPower(on: true)
+            case .powerOff: await setPower(on: false)
+            case let .deliver(fix): deliveries.append(fix)
+            case .wake: break
+            }
+        }
+        current.acquisitionTimeouts = scheduler.timeouts
+        for fix in deliveries {
+            let accepted = await deliver(fix)
+            await perform(scheduler.handle(.delivered(accepted: accepted, now: elapsed)))
+        }
+    }
+
+    /// Runs the filter on the fix the scheduler chose; stores it when accepted. Returns the verdict.
+    private func deliver(_ fix: Fix) async -> Bool {
         switch filter.evaluate(fix) {
         case let .reject(reason):
             current.rejections[reason.kind, default: 0] += 1
             logger.debug("fix rejected", metadata: ["reason": "\(reason)"])
+            return false
         case let .accept(fix):
             current.fixesAccepted += 1
             pending.append(Position(fix: fix))
             await writePending()
-            await perform(scheduler.handle(.fixAccepted(now: elapsed)))
+            return true
         }
-    }
-
-    private func timerFired() async {
-        await perform(scheduler.handle(.timerFired(now: elapsed)))
     }
 
     /// Writes accepted positions in order; on a store failure keeps them for the next try.
@@ -115,18 +150,6 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         current.pendingWrites = pending.count
     }
 
-    private func perform(_ actions: [DutyCycleScheduler.Action]) async {
-        current.powerCycles = scheduler.cyclesWithFix + scheduler.timeouts
-        current.acquisitionTimeouts = scheduler.timeouts
-        for action in actions {
-            switch action {
-            case .powerOn: await setPower(on: true)
-            case .powerOff: await setPower(on: false)
-            case let .wake(at): timer.schedule(at: start.advanced(by: at))
-            }
-        }
-    }
-
     private func setPower(on: Bool) async {
         do {
             if on { try await receiver.powerOn() } else { try await receiver.powerOff() }
@@ -135,20 +158,22 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
             logger.error("cannot switch receiver power", metadata: ["on": "\(on)", "error": "\(error)"])
             return
         }
-        current.receiverPowered = on
         let now = elapsed
         if on {
+            if poweredSince == nil { current.powerCycles += 1 }
             poweredSince = poweredSince ?? now
         } else if let since = poweredSince {
             current.receiverOnSeconds += (now - since).seconds
             poweredSince = nil
         }
+        current.receiverPowered = on
         logger.debug("receiver power", metadata: ["on": "\(on)"])
     }
 
     private func shutDown() async {
         await perform(scheduler.handle(.stop))
         timer.schedule(at: nil)
+        current.nextWake = nil
     }
 
     private var elapsed: Duration { start.duration(to: clock.now) }

@@ -23,7 +23,9 @@ import TernCore
         let sut = try TernConfig.parse(Self.minimal)
         #expect(sut.receiver == .serial(device: "/dev/serial0", baud: 9600))
         #expect(sut.power == .none)
-        #expect(sut.scheduler == .init(interval: .seconds(60), acquisitionTimeout: .seconds(90)))
+        #expect(sut.scheduler == FixScheduler.Options(
+            policy: .adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900)),
+            acquisitionTimeout: .seconds(90), accuracyTarget: 15, energy: .mt3339))
         #expect(sut.dataDirectory == "/var/lib/tern")
         #expect(sut.queuePath == "/var/lib/tern/queue.sqlite")
     }
@@ -35,9 +37,155 @@ import TernCore
     }
 
     @Test func durationsAcceptUnitsAndSeconds() throws {
-        let sut = try TernConfig.parse(Self.minimal + "\n[scheduler]\ninterval = \"15m\"\nacquisition_timeout = 45\n")
-        #expect(sut.scheduler.interval == .seconds(900))
+        let sut = try TernConfig.parse(Self.minimal + "\n[scheduler]\npolicy = \"fixed\"\ninterval = \"15m\"\nacquisition_timeout = 45\n")
+        #expect(sut.scheduler.policy == .fixed(interval: .seconds(900)))
         #expect(sut.scheduler.acquisitionTimeout == .seconds(45))
+    }
+
+    // MARK: [scheduler]
+
+    @Test func adaptivePolicyKeysAreRead() throws {
+        let sut = try TernConfig.parse(
+            Self.minimal + "\n[scheduler]\npolicy = \"adaptive\"\nerror_budget_m = 50\nmin_interval = \"10s\"\nmax_interval = \"1h\"\n")
+        #expect(sut.scheduler.policy == .adaptive(errorBudget: 50, minInterval: .seconds(10), maxInterval: .seconds(3600)))
+    }
+
+    @Test func fixedPolicyDefaultsToAMinute() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[scheduler]\npolicy = \"fixed\"\n")
+        #expect(sut.scheduler.policy == .fixed(interval: .seconds(60)))
+    }
+
+    @Test func alwaysOnPolicyIsRead() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[scheduler]\npolicy = \"always-on\"\n")
+        #expect(sut.scheduler.policy == .alwaysOn)
+    }
+
+    @Test func accuracyTargetIsRead() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[scheduler]\naccuracy_target_m = 8\n")
+        #expect(sut.scheduler.accuracyTarget == 8)
+    }
+
+    @Test func unknownPolicyListsThePolicies() {
+        expectError(Self.minimal + "\n[scheduler]\npolicy = \"smart\"\n", key: "scheduler.policy", mentioning: "\"always-on\"")
+    }
+
+    @Test func intervalAloneKeepsItsFixedMeaning() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[scheduler]\ninterval = \"30s\"\n")
+        #expect(sut.scheduler.policy == .fixed(interval: .seconds(30)))
+    }
+
+    @Test func zeroIntervalAloneKeepsTheReceiverOn() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[scheduler]\ninterval = \"0s\"\n")
+        #expect(sut.scheduler.policy == .alwaysOn)
+    }
+
+    @Test func intervalWithTheAdaptivePolicySaysToChooseFixed() {
+        expectError(
+            Self.minimal + "\n[scheduler]\npolicy = \"adaptive\"\ninterval = \"30s\"\n", key: "scheduler.interval",
+            mentioning: "policy = \"fixed\"")
+    }
+
+    @Test func adaptiveKeyWithTheFixedPolicyIsRejected() {
+        expectError(
+            Self.minimal + "\n[scheduler]\npolicy = \"fixed\"\nerror_budget_m = 20\n", key: "scheduler.error_budget_m",
+            mentioning: "policy = \"adaptive\"")
+    }
+
+    @Test func zeroIntervalPointsToAlwaysOn() {
+        expectError(Self.minimal + "\n[scheduler]\npolicy = \"fixed\"\ninterval = \"0s\"\n", key: "scheduler.interval", mentioning: "always-on")
+    }
+
+    @Test func maxIntervalBelowMinIntervalIsRejected() {
+        expectError(
+            Self.minimal + "\n[scheduler]\nmin_interval = \"1m\"\nmax_interval = \"30s\"\n", key: "scheduler.max_interval",
+            mentioning: "min_interval")
+    }
+
+    @Test func errorBudgetOutOfRangeSaysTheRange() {
+        expectError(Self.minimal + "\n[scheduler]\nerror_budget_m = 0\n", key: "scheduler.error_budget_m", mentioning: "from 1")
+    }
+
+    @Test func accuracyTargetOutOfRangeSaysTheRange() {
+        expectError(Self.minimal + "\n[scheduler]\naccuracy_target_m = -3\n", key: "scheduler.accuracy_target_m", mentioning: "from 1")
+    }
+
+    @Test func ubloxChipsetChoosesTheUbloxEnergyProfile() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[receiver]\nchipset = \"ublox\"\n")
+        #expect(sut.scheduler.energy == .ubloxM8)
+    }
+
+    @Test func mediatekChipsetChoosesTheMT3339EnergyProfile() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[receiver]\nchipset = \"mediatek\"\n")
+        #expect(sut.scheduler.energy == .mt3339)
+    }
+
+    @Test func receiverModelOverridesTheChipset() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[receiver]\nchipset = \"generic\"\nmodel = \"ublox-m8\"\n")
+        #expect(sut.scheduler.energy == .ubloxM8)
+    }
+
+    @Test func unknownReceiverModelListsTheModels() {
+        expectError(Self.minimal + "\n[receiver]\nmodel = \"sirf4\"\n", key: "receiver.model", mentioning: "\"mt3339\"")
+    }
+
+    // MARK: [power]
+
+    @Test func l76xPowerDefaultsToTheHATLines() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[power]\nmethod = \"l76x\"\n")
+        #expect(sut.power == .l76x(chip: "gpiochip0", standbyLine: .offset(4), forceOnLine: .offset(17), sleep: .backup))
+    }
+
+    @Test func l76xPowerKeysAreRead() throws {
+        let sut = try TernConfig.parse(
+            Self.minimal + "\n[power]\nmethod = \"l76x\"\nchip = \"gpiochip4\"\nstandby_line = \"GPIO5\"\nforce_on_line = 6\nsleep = \"standby\"\n")
+        #expect(sut.power == .l76x(chip: "gpiochip4", standbyLine: .name("GPIO5"), forceOnLine: .offset(6), sleep: .standby))
+    }
+
+    @Test func l76xWithOneLineForBothIsRejected() {
+        expectError(
+            Self.minimal + "\n[power]\nmethod = \"l76x\"\nstandby_line = 17\n", key: "power.force_on_line", mentioning: "standby_line")
+    }
+
+    @Test func l76xWithAUbloxChipsetIsRejected() {
+        expectError(
+            Self.minimal + "\n[receiver]\nchipset = \"ublox\"\n[power]\nmethod = \"l76x\"\n", key: "power.method", mentioning: "ubx-backup")
+    }
+
+    @Test func pmtkStandbyIsRead() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[power]\nmethod = \"pmtk-standby\"\n")
+        #expect(sut.power == .pmtkStandby)
+    }
+
+    @Test func ubxBackupIsRead() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[power]\nmethod = \"ubx-backup\"\n")
+        #expect(sut.power == .ubxBackup)
+    }
+
+    @Test func ubxBackupWithAutoChipsetChoosesTheUbloxEnergyProfile() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[power]\nmethod = \"ubx-backup\"\n")
+        #expect(sut.scheduler.energy == .ubloxM8)
+    }
+
+    @Test func pmtkStandbyWithAUbloxChipsetSaysWhatToUse() {
+        expectError(
+            Self.minimal + "\n[receiver]\nchipset = \"ublox9\"\n[power]\nmethod = \"pmtk-standby\"\n", key: "power.method",
+            mentioning: "ubx-backup")
+    }
+
+    @Test func ubxBackupWithAMediaTekChipsetSaysWhatToUse() {
+        expectError(
+            Self.minimal + "\n[receiver]\nchipset = \"quectel\"\n[power]\nmethod = \"ubx-backup\"\n", key: "power.method",
+            mentioning: "pmtk-standby")
+    }
+
+    @Test func unknownPowerMethodListsTheMethods() {
+        expectError(Self.minimal + "\n[power]\nmethod = \"relay\"\n", key: "power.method", mentioning: "\"l76x\"")
+    }
+
+    @Test func commandPowerWithTheSimulatedReceiverIsRejected() {
+        expectError(
+            "[receiver]\nkind = \"simulated\"\n[power]\nmethod = \"pmtk-standby\"\n[uplink]\nlocal_collector = true\n",
+            key: "power.method", mentioning: "simulated")
     }
 
     @Test func gpioPowerTakesALineNameOrOffset() throws {
@@ -87,7 +235,7 @@ import TernCore
     }
 
     @Test func badDurationSaysWhatIsExpected() {
-        expectError(Self.minimal + "\n[scheduler]\ninterval = \"fast\"\n", key: "scheduler.interval", mentioning: "\"15m\"")
+        expectError(Self.minimal + "\n[scheduler]\npolicy = \"fixed\"\ninterval = \"fast\"\n", key: "scheduler.interval", mentioning: "\"15m\"")
     }
 
     @Test func missingURLSaysHowToSetIt() {

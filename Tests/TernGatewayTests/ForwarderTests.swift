@@ -65,7 +65,7 @@ import TernTesting
         let h = Harness(script: [.retryable(reason: "connection refused")])
         try await h.enqueue(1)
         try await h.running { h in
-            #expect(await eventually { h.sut.status().failedAttempts == 1 })
+            #expect(await eventually { h.sut.status().state.hasPrefix("backingOff") })
             #expect(h.queue.items.count == 1)
             await h.clock.advance(by: .seconds(1))
             #expect(await eventually { h.queue.items.isEmpty })
@@ -77,7 +77,7 @@ import TernTesting
         let h = Harness(script: [.retryable(reason: "refused"), .retryable(reason: "refused")])
         try await h.enqueue(1)
         try await h.running { h in
-            #expect(await eventually { h.sut.status().failedAttempts == 1 })
+            #expect(await eventually { h.sut.status().state.hasPrefix("backingOff") })
             await h.clock.advance(by: .milliseconds(999))
             #expect(!(await eventually(within: .milliseconds(50)) { h.uplink.batches.count > 1 }))
         }

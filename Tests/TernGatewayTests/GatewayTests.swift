@@ -1,25 +1,36 @@
 import Clocks
 import Logging
+import Synchronization
 import Testing
 import TernCore
 import TernGateway
 import TernTesting
 
-/// The gateway's spec, with fakes: it brokers between receiver, filter, queue, forwarder and scheduler.
+/// The gateway's spec, with fakes: it brokers between receiver, scheduler, filter, queue and forwarder.
 @Suite struct GatewayTests {
     struct Harness {
         let receiver = FakeReceiver()
+        let power = SpyPowerSwitch()
+        let clock = TestClock()
         let queue = InMemoryPositionQueue()
         let forwarder = SpyForwarder()
-        let clock = TestClock()
+        let switched: SwitchedReceiver
+        let options: FixScheduler.Options
         let sut: Gateway<TestClock<Duration>>
 
-        init(interval: Int = 60, timeout: Int = 30, maxAccuracy: Double = 25) {
+        /// The stale-ephemeris timeout equals `timeout`, so every acquisition gives up at `timeout`.
+        /// - Parameter throughSwitch: the gateway's receiver forwards power to `power`, stamping each change.
+        init(
+            policy: FixPolicy = .fixed(interval: .seconds(60)), timeout: Int = 30, maxAccuracy: Double = 25,
+            throughSwitch: Bool = false
+        ) {
+            switched = SwitchedReceiver(fixes: receiver, power: power, clock: clock)
+            options = FixScheduler.Options(
+                policy: policy, acquisitionTimeout: .seconds(timeout), staleEphemerisTimeout: .seconds(timeout))
             sut = Gateway(
-                receiver: receiver,
+                receiver: throughSwitch ? switched : receiver,
                 filter: StandardLocationFilter(options: .init(maxAccuracy: maxAccuracy)),
-                queue: queue, forwarder: forwarder,
-                scheduler: DutyCycleScheduler(options: .init(interval: .seconds(interval), acquisitionTimeout: .seconds(timeout))),
+                queue: queue, forwarder: forwarder, scheduler: FixScheduler(options: options),
                 clock: clock, logger: .quiet())
         }
 
@@ -27,7 +38,11 @@ import TernTesting
         func running(_ body: (Harness) async throws -> Void) async throws {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await sut.run() }
-                #expect(await eventually { receiver.calls.count >= 1 })
+                let started = await eventually {
+                    if receiver.calls.count >= 1 { return true }
+                    return await sut.status().lastError != nil
+                }
+                #expect(started)
                 try await body(self)
                 group.cancelAll()
             }
@@ -37,6 +52,16 @@ import TernTesting
             let seen = await sut.status().fixesSeen
             receiver.emit(fix)
             _ = await eventually { await sut.status().fixesSeen > seen }
+        }
+
+        /// Advances virtual time; waits until `condition` holds, nudging the clock so that a timer
+        /// registered just after the advance still fires.
+        func advance(by duration: Duration, until condition: @Sendable () async -> Bool) async -> Bool {
+            await clock.advance(by: duration)
+            return await eventually {
+                await clock.advance(by: .zero)
+                return await condition()
+            }
         }
     }
 
@@ -76,6 +101,15 @@ import TernTesting
         }
     }
 
+    @Test func fixWithoutAPositionIsNotDelivered() async throws {
+        try await Harness().running { h in
+            await h.emitAndWait(.fixture(accuracy: nil, quality: .invalid))
+            let status = await h.sut.status()
+            #expect(status.fixesAccepted + status.rejections.count == 0)
+            #expect(h.receiver.calls == [.powerOn])
+        }
+    }
+
     @Test func acceptedFixPowersTheReceiverOff() async throws {
         try await Harness().running { h in
             await h.emitAndWait(.fixture())
@@ -83,7 +117,7 @@ import TernTesting
         }
     }
 
-    @Test func fixWhileTheSchedulerWantsNoneIsDropped() async throws {
+    @Test func fixWhileTheReceiverIsOffIsDropped() async throws {
         try await Harness().running { h in
             await h.emitAndWait(.fixture(seconds: 0))
             await h.emitAndWait(.fixture(seconds: 1))
@@ -93,26 +127,47 @@ import TernTesting
     }
 
     @Test func receiverIsPoweredAgainWhenTheNextFixIsDue() async throws {
-        try await Harness(interval: 60).running { h in
+        try await Harness().running { h in
             await h.emitAndWait(.fixture())
-            await h.clock.advance(by: .seconds(60))
-            #expect(await eventually { h.receiver.calls == [.powerOn, .powerOff, .powerOn] })
+            #expect(await h.advance(by: .seconds(60)) { h.receiver.calls == [.powerOn, .powerOff, .powerOn] })
         }
     }
 
     @Test func receiverIsNotPoweredBeforeTheNextFixIsDue() async throws {
-        try await Harness(interval: 60).running { h in
+        try await Harness().running { h in
             await h.emitAndWait(.fixture())
             await h.clock.advance(by: .seconds(59))
             #expect(!(await eventually(within: .milliseconds(50)) { h.receiver.calls.count > 2 }))
         }
     }
 
+    @Test func nextWakeIsReported() async throws {
+        try await Harness().running { h in
+            await h.emitAndWait(.fixture())
+            #expect(await h.sut.status().nextWake == .seconds(60))
+        }
+    }
+
     @Test func acquisitionTimeoutPowersTheReceiverOff() async throws {
         try await Harness(timeout: 30).running { h in
-            await h.clock.advance(by: .seconds(30))
-            #expect(await eventually { h.receiver.calls == [.powerOn, .powerOff] })
+            #expect(await h.advance(by: .seconds(30)) { h.receiver.calls == [.powerOn, .powerOff] })
             #expect(await h.sut.status().acquisitionTimeouts == 1)
+        }
+    }
+
+    @Test func alwaysOnStoresEveryFixWithoutSwitching() async throws {
+        try await Harness(policy: .alwaysOn).running { h in
+            for second in 0..<3 { await h.emitAndWait(.fixture(seconds: Double(second), metresNorth: Double(second))) }
+            #expect(h.queue.items.count == 3)
+            #expect(h.receiver.calls == [.powerOn])
+        }
+    }
+
+    @Test func powerCyclesCountPowerOns() async throws {
+        try await Harness().running { h in
+            await h.emitAndWait(.fixture())
+            _ = await h.advance(by: .seconds(60)) { h.receiver.calls.count == 3 }
+            #expect(await h.sut.status().powerCycles == 2)
         }
     }
 
@@ -125,21 +180,35 @@ import TernTesting
     }
 
     @Test func storeFailureKeepsThePositionAndWritesItLater() async throws {
-        try await Harness(interval: 10).running { h in
+        try await Harness(policy: .fixed(interval: .seconds(10))).running { h in
             h.queue.failWrites(with: FakeError.diskFull)
             await h.emitAndWait(.fixture(seconds: 0))
             #expect(await h.sut.status().pendingWrites == 1)
             h.queue.failWrites(with: nil)
-            await h.clock.advance(by: .seconds(10))
-            _ = await eventually { h.receiver.isPowered }
+            _ = await h.advance(by: .seconds(10)) { h.receiver.isPowered }
             await h.emitAndWait(.fixture(seconds: 10))
             #expect(h.queue.items.map(\.position.fix.time) == [Fix.fixture(seconds: 0).time, Fix.fixture(seconds: 10).time])
+        }
+    }
+
+    @Test func powerSwitchFailureIsReportedAndTheReceiverCountsAsOff() async throws {
+        let h = Harness(throughSwitch: true)
+        h.power.failNext(with: FakeError.gpioBusy)
+        try await h.running { h in
+            #expect(await eventually { await h.sut.status().lastError != nil })
+            #expect(await !h.sut.status().receiverPowered)
         }
     }
 
     @Test func cancellationPowersTheReceiverOff() async throws {
         let h = Harness()
         try await h.running { _ in }
+        #expect(h.receiver.calls == [.powerOn, .powerOff])
+    }
+
+    @Test func cancellationWhileOffDoesNotSwitchAgain() async throws {
+        let h = Harness()
+        try await h.running { h in await h.emitAndWait(.fixture()) }
         #expect(h.receiver.calls == [.powerOn, .powerOff])
     }
 
@@ -157,4 +226,144 @@ import TernTesting
     }
 }
 
-enum FakeError: Error { case diskFull, unplugged }
+/// Hours of virtual time through a receiver whose power goes through a `SpyPowerSwitch`.
+@Suite struct GatewayVirtualTimeTests {
+    @Test func powerLineIsSwitchedExactlyAsTheFixedPolicyDecides() async throws {
+        let h = GatewayTests.Harness(policy: .fixed(interval: .seconds(60)), timeout: 30, throughSwitch: true)
+        try await h.running { h in
+            try await SkyDriver(harness: h, ttff: .seconds(3)).run(until: .seconds(3600))
+        }
+        let expected = (0..<60).flatMap { k in
+            [Switching(on: true, at: .seconds(60 * k)), Switching(on: false, at: .seconds(60 * k + 3))]
+        }
+        #expect(Array(h.switched.log.prefix(120)) == expected)
+        #expect(h.power.calls == h.switched.log.map(\.on))
+    }
+
+    @Test(arguments: [
+        FixPolicy.fixed(interval: .seconds(300)), .adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900)),
+    ])
+    func noSkyNeverKeepsTheReceiverOnPastTheAcquisitionTimeout(policy: FixPolicy) async throws {
+        let h = GatewayTests.Harness(policy: policy, timeout: 90, throughSwitch: true)
+        // Open sky for 10 minutes, none for 30, open again for 20.
+        let driver = SkyDriver(harness: h, ttff: .seconds(3)) { !(600..<2400).contains($0.seconds) }
+        try await h.running { _ in try await driver.run(until: .seconds(3600)) }
+        let spans = driver.poweredWithoutFix()
+        #expect(spans.contains(.seconds(90)), "the no-sky period must have run into the timeout")
+        #expect(spans.allSatisfy { $0 <= .seconds(90) }, "powered without a fix for \(spans.max() ?? .zero)")
+    }
+
+    @Test func fixesResumeAfterANoSkyPeriod() async throws {
+        let h = GatewayTests.Harness(policy: .fixed(interval: .seconds(300)), timeout: 90, throughSwitch: true)
+        let driver = SkyDriver(harness: h, ttff: .seconds(3)) { !(600..<2400).contains($0.seconds) }
+        try await h.running { _ in try await driver.run(until: .seconds(3600)) }
+        #expect(h.queue.items.contains { $0.position.fix.time > Fix.fixture(seconds: 2400).time })
+    }
+}
+
+/// One power change with the virtual time it happened at.
+struct Switching: Equatable, CustomStringConvertible {
+    var on: Bool
+    var at: Duration
+    var description: String { "\(on ? "on" : "off")@\(at.seconds)" }
+}
+
+/// A receiver whose power goes through a `PowerSwitch` (as `NMEAReceiver`'s does); fixes and call
+/// records come from a `FakeReceiver`, each successful switch is stamped with the clock's time.
+final class SwitchedReceiver: GPSReceiver {
+    private let fake: FakeReceiver
+    private let power: any PowerSwitch
+    private let clock: TestClock<Duration>
+    private let start: TestClock<Duration>.Instant
+    private let stamps = Mutex<[Switching]>([])
+
+    init(fixes: FakeReceiver, power: any PowerSwitch, clock: TestClock<Duration>) {
+        self.fake = fixes
+        self.power = power
+        self.clock = clock
+        self.start = clock.now
+    }
+
+    var log: [Switching] { stamps.withLock { $0 } }
+
+    func powerOn() async throws { try await set(on: true) }
+    func powerOff() async throws { try await set(on: false) }
+    func fixes() -> AsyncThrowingStream<Fix, any Error> { fake.fixes() }
+
+    private func set(on: Bool) async throws {
+        try await power.setPower(on: on)
+        let at = start.duration(to: clock.now)
+        stamps.withLock { $0.append(Switching(on: on, at: at)) }
+        if on { try await fake.powerOn() } else { try await fake.powerOff() }
+    }
+}
+
+/// Plays the sky for a running gateway in virtual time: while the receiver is powered under open
+/// sky, a good fix arrives `ttff` after power-on and then every second (moving north at 1 m/s);
+/// under no sky, a fix without a position every second. Steps the clock from event to event
+/// (fix, the scheduler's wake-up) and waits for the gateway to finish each one.
+final class SkyDriver: Sendable {
+    let h: GatewayTests.Harness
+    let ttff: Duration
+    let sky: @Sendable (Duration) -> Bool
+    private let goodFixes = Mutex<[Duration]>([])
+
+    init(harness: GatewayTests.Harness, ttff: Duration, sky: @escaping @Sendable (Duration) -> Bool = { _ in true }) {
+        self.h = harness
+        self.ttff = ttff
+        self.sky = sky
+    }
+
+    func run(until end: Duration) async throws {
+        var now = Duration.zero
+        while now < end {
+            let status = await h.sut.status()
+            let poweredAt = h.switched.log.last.flatMap { $0.on ? $0.at : nil }
+            var next = end
+            if let wake = status.nextWake { next = min(next, max(wake, now)) }
+            var fixDue: Duration?
+            if let poweredAt {
+                // Fixes fall on whole seconds from power-on + ttff.
+                let first = poweredAt + ttff
+                fixDue = now < first ? first : now + .seconds(1)
+                if let due = fixDue { next = min(next, due) }
+            }
+            let wakeUps = status.wakeUps
+            await h.clock.advance(by: next - now)
+            now = next
+            if next == status.nextWake {
+                try #require(
+                    await eventually {
+                        await h.clock.advance(by: .zero)
+                        return await h.sut.status().wakeUps > wakeUps
+                    }, "the gateway did not wake at \(next)")
+            }
+            guard next == fixDue, await h.sut.status().receiverPowered else { continue }
+            if sky(now) {
+                goodFixes.withLock { $0.append(now) }
+                await h.emitAndWait(.fixture(seconds: now.seconds, metresNorth: now.seconds, speed: 1))
+            } else {
+                await h.emitAndWait(.fixture(seconds: now.seconds, accuracy: nil, quality: .invalid))
+            }
+        }
+    }
+
+    /// For each powered span: how long the receiver was on after its last good fix (or power-on).
+    func poweredWithoutFix() -> [Duration] {
+        let fixes = goodFixes.withLock { $0 }
+        var spans: [Duration] = []
+        var onAt: Duration?
+        for change in h.switched.log {
+            if change.on {
+                onAt = change.at
+            } else if let start = onAt {
+                let lastFix = fixes.last { $0 >= start && $0 <= change.at } ?? start
+                spans.append(change.at - lastFix)
+                onAt = nil
+            }
+        }
+        return spans
+    }
+}
+
+enum FakeError: Error { case diskFull, unplugged, gpioBusy }

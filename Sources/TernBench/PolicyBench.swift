@@ -1,0 +1,161 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+import TernCore
+import TernSimulation
+
+/// `tern-bench policy`: Tern's adaptive scheduler against always-on and the best-tuned naive fixed
+/// interval, on every ground-truth trace and the synthetic scenarios, for each receiver model.
+struct PolicyBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "policy",
+        abstract: "Energy and track error of the duty-cycling policies on the ground-truth traces and scenarios.",
+        discussion: """
+            For every *.gpx/*.csv trace in --traces (name order) plus the scenarios commute, \
+            parked-day and indoor, and for each receiver, simulates (virtual time, seed --seed): \
+            always-on; fixed at every interval of \(PolicyReport.fixedIntervals.map { "\(Int($0))" }.joined(separator: ", ")) s; \
+            and adaptive (--budget, --min-interval, --max-interval). "Best tuned fixed" is the \
+            largest interval whose track-error p95 is within the budget (when none is, the \
+            smallest, flagged). Prints one JSON object: a row per trace × receiver, per-receiver \
+            totals over the moving traces (every input but parked-day), and the targets. \
+            --markdown prints a table for the README instead; --check exits 1 when a target fails.
+            """)
+
+    @Option(help: "Directory of ground-truth traces (*.gpx, *.csv).")
+    var traces: String = "Tests/TernSimulationTests/Traces"
+
+    @Option(help: "Comma-separated receiver models: mt3339, ublox-m8.")
+    var receivers: String = "mt3339,ublox-m8"
+
+    @Option(help: "Error budget, metres: adaptive's target and the bar the best fixed interval must meet.")
+    var budget: Double = 30
+
+    @Option(help: "Adaptive's longest interval between fixes, seconds.")
+    var maxInterval: Double = 900
+
+    @Option(help: "Adaptive's shortest interval between fixes, seconds.")
+    var minInterval: Double = 5
+
+    @Option(help: "Random seed of the simulated receivers.")
+    var seed: UInt64 = 1
+
+    @Flag(help: "Print a Markdown table (for the README) instead of JSON.")
+    var markdown = false
+
+    @Flag(help: "Exit 1 when a target is missed (the report is printed first).")
+    var check = false
+
+    func validate() throws {
+        guard budget > 0 else { throw ValidationError("--budget must be positive") }
+        guard minInterval >= 1 else { throw ValidationError("--min-interval must be at least 1") }
+        guard maxInterval >= minInterval else { throw ValidationError("--max-interval must be at least --min-interval") }
+        _ = try models()
+    }
+
+    func models() throws -> [ReceiverModel] {
+        let names = receivers.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !names.isEmpty else { throw ValidationError("--receivers is empty") }
+        return try names.map { name in
+            guard let model = ReceiverModel.all.first(where: { $0.name == name }) else {
+                throw ValidationError("unknown receiver '\(name)': use \(ReceiverModel.all.map(\.name).joined(separator: ", "))")
+            }
+            return model
+        }
+    }
+
+    func run() throws {
+        let started = monotonicSeconds()
+        let inputs = loadInputs()
+        let models = try models()
+        let settings = PolicyReport.Settings(
+            budget: budget, minInterval: minInterval, maxInterval: maxInterval, seed: seed, receivers: models.map(\.name))
+
+        let jobs = inputs.flatMap { input in
+            models.flatMap { model in settings.policies.map { PolicyJob(input: input, model: model, policy: $0) } }
+        }
+        let results = Mutex([SimulationResult?](repeating: nil, count: jobs.count))
+        let seed = seed
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
+            let job = jobs[index]
+            let options = SimulationOptions(policy: job.policy, receiver: job.model, seed: seed, noSky: job.input.noSky)
+            let result = simulate(trace: job.input.trace, options: options)
+            results.withLock { $0[index] = result }
+        }
+        let runs = results.withLock { all in
+            zip(jobs, all).compactMap { job, result in result.map { PolicyRun(job: job, result: $0) } }
+        }
+        let report = PolicyReport(settings: settings, inputs: inputs, runs: runs)
+        if markdown {
+            print(report.markdown())
+        } else {
+            var json = report.json()
+            json["host"] = [
+                "cpus": ProcessInfo.processInfo.activeProcessorCount, "os": osName(),
+                "simulations": jobs.count, "wall_s": round(monotonicSeconds() - started, 2),
+            ] as [String: Any]
+            let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+        }
+        if check, !report.allTargetsMet {
+            for target in report.targets where !target.met {
+                FileHandle.standardError.write(Data("tern-bench: target missed: \(target.summary)\n".utf8))
+            }
+            throw ExitCode(1)
+        }
+    }
+
+    /// The trace files (name order), then the scenarios.
+    private func loadInputs() -> [PolicyInput] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: traces))?
+            .filter { $0.hasSuffix(".gpx") || $0.hasSuffix(".csv") }.sorted() ?? []
+        guard !names.isEmpty else {
+            fail("no *.gpx or *.csv traces in \(traces) (run from the package root, or pass --traces DIR)", code: 2)
+        }
+        var inputs: [PolicyInput] = []
+        for name in names {
+            do {
+                let file = try TraceLoader.load(path: traces + "/" + name)
+                inputs.append(PolicyInput(trace: file.trace, noSky: [], departure: nil, kind: .file))
+            } catch {
+                fail(error.description, code: 2)
+            }
+        }
+        for scenario in Scenario.all {
+            inputs.append(
+                PolicyInput(
+                    trace: scenario.trace, noSky: scenario.noSky, departure: scenario.departure,
+                    kind: scenario.departure == nil ? .scenario : .parked))
+        }
+        return inputs
+    }
+}
+
+/// A trace the benchmark runs, and what kind it is.
+struct PolicyInput: Sendable {
+    enum Kind: String, Sendable {
+        /// A ground-truth file.
+        case file
+        /// A moving synthetic scenario.
+        case scenario
+        /// The parked day: stationary until `departure`; kept out of the moving totals.
+        case parked
+    }
+
+    var trace: Trace
+    var noSky: [ClosedRange<Double>]
+    var departure: Double?
+    var kind: Kind
+
+    var isMoving: Bool { kind != .parked }
+}
+
+struct PolicyJob: Sendable {
+    var input: PolicyInput
+    var model: ReceiverModel
+    var policy: FixPolicy
+}
+
+struct PolicyRun {
+    var job: PolicyJob
+    var result: SimulationResult
+}

@@ -1,0 +1,316 @@
+import Foundation
+import TernCore
+import TernSimulation
+
+/// The policy benchmark's figures from the simulation runs: rows, totals, targets, JSON, Markdown.
+struct PolicyReport {
+    /// The naive fixed intervals tried, seconds.
+    static let fixedIntervals: [Double] = [5, 10, 15, 30, 60, 120, 300, 600, 900]
+
+    struct Settings {
+        var budget: Double
+        var minInterval: Double
+        var maxInterval: Double
+        var seed: UInt64
+        var receivers: [String]
+
+        var adaptive: FixPolicy {
+            .adaptive(errorBudget: budget, minInterval: .seconds(minInterval), maxInterval: .seconds(maxInterval))
+        }
+
+        /// Always-on, every fixed interval, adaptive.
+        var policies: [FixPolicy] {
+            [.alwaysOn] + PolicyReport.fixedIntervals.map { .fixed(interval: .seconds($0)) } + [adaptive]
+        }
+    }
+
+    /// One trace × receiver.
+    struct Row {
+        var input: PolicyInput
+        var receiver: ReceiverModel
+        var alwaysOn: SimulationResult
+        var fixed: [(interval: Double, result: SimulationResult)]
+        var bestFixedInterval: Double
+        /// Whether the best fixed interval meets the budget (false: none does; the smallest is used).
+        var bestFixedWithinBudget: Bool
+        var adaptive: SimulationResult
+
+        var bestFixed: SimulationResult {
+            fixed.first { $0.interval == bestFixedInterval }?.result ?? adaptive
+        }
+    }
+
+    /// Per receiver, over the moving traces, plus the parked day.
+    struct Totals {
+        var receiver: ReceiverModel
+        var alwaysOnMJ = 0.0
+        var bestFixedMJ = 0.0
+        var adaptiveMJ = 0.0
+        /// Median energy of every adaptive power cycle on every input, mJ (recomputed from the power logs).
+        var medianCycleMJ = 0.0
+        var cycles = 0
+        var floorMJ = 0.0
+        var parkedAdaptiveMJ: Double?
+        var parkedAlwaysOnMJ: Double?
+        /// Adaptive's energy on the parked day up to the departure, mJ.
+        var parkedUntilDepartureMJ: Double?
+        var parkedAlwaysOnUntilDepartureMJ: Double?
+        /// Seconds from the departure to the first accepted fix farther than the budget from the spot.
+        var departureDelay: Double?
+
+        var adaptiveOverBestFixed: Double { ratio(adaptiveMJ, bestFixedMJ) }
+        var adaptiveOverAlwaysOn: Double { ratio(adaptiveMJ, alwaysOnMJ) }
+        var medianCycleOverFloor: Double { ratio(medianCycleMJ, floorMJ) }
+        var parkedRatio: Double? { parkedAdaptiveMJ.flatMap { a in parkedAlwaysOnMJ.map { ratio(a, $0) } } }
+        var parkedUntilDepartureRatio: Double? {
+            parkedUntilDepartureMJ.flatMap { a in parkedAlwaysOnUntilDepartureMJ.map { ratio(a, $0) } }
+        }
+    }
+
+    struct Target {
+        var name: String
+        var receiver: String
+        var value: Double?
+        var limit: Double
+        var met: Bool
+
+        var summary: String {
+            "\(receiver): \(name) = \(value.map { String(round($0, 4)) } ?? "n/a") (limit \(round(limit, 4)))"
+        }
+    }
+
+    let settings: Settings
+    private(set) var rows: [Row] = []
+    private(set) var totals: [Totals] = []
+    private(set) var targets: [Target] = []
+
+    var allTargetsMet: Bool { targets.allSatisfy(\.met) }
+
+    init(settings: Settings, inputs: [PolicyInput], runs: [PolicyRun]) {
+        self.settings = settings
+        let models = settings.receivers.compactMap { name in ReceiverModel.all.first { $0.name == name } }
+        for input in inputs {
+            for model in models {
+                let mine = runs.filter { $0.job.input.trace.name == input.trace.name && $0.job.model.name == model.name }
+                guard let alwaysOn = mine.first(where: { $0.job.policy == .alwaysOn })?.result,
+                    let adaptive = mine.first(where: { $0.job.policy == settings.adaptive })?.result
+                else { continue }
+                let fixed: [(interval: Double, result: SimulationResult)] = Self.fixedIntervals.compactMap { interval in
+                    mine.first { $0.job.policy == .fixed(interval: .seconds(interval)) }.map { (interval, $0.result) }
+                }
+                let within = fixed.filter { $0.result.errorM.p95 <= settings.budget }
+                let best = within.last?.interval ?? fixed.first?.interval ?? 0
+                rows.append(
+                    Row(
+                        input: input, receiver: model, alwaysOn: alwaysOn, fixed: fixed, bestFixedInterval: best,
+                        bestFixedWithinBudget: !within.isEmpty, adaptive: adaptive))
+            }
+        }
+        for model in models {
+            totals.append(Self.totals(for: model, rows: rows.filter { $0.receiver.name == model.name }, budget: settings.budget))
+        }
+        targets = Self.targets(rows: rows, totals: totals, settings: settings)
+    }
+
+    private static func totals(for model: ReceiverModel, rows: [Row], budget: Double) -> Totals {
+        var t = Totals(receiver: model)
+        var cycles: [Double] = []
+        for row in rows {
+            cycles += cycleEnergies(row.adaptive, model: model)
+            t.floorMJ = row.adaptive.floorMJ
+            if row.input.isMoving {
+                t.alwaysOnMJ += row.alwaysOn.energyMJ
+                t.bestFixedMJ += row.bestFixed.energyMJ
+                t.adaptiveMJ += row.adaptive.energyMJ
+            } else if let departure = row.input.departure {
+                t.parkedAdaptiveMJ = row.adaptive.energyMJ
+                t.parkedAlwaysOnMJ = row.alwaysOn.energyMJ
+                t.parkedUntilDepartureMJ = energy(row.adaptive, model: model, until: departure)
+                t.parkedAlwaysOnUntilDepartureMJ = energy(row.alwaysOn, model: model, until: departure)
+                let spot = row.input.trace.position(at: row.input.trace.start)
+                t.departureDelay = row.adaptive.acceptedFixes.first { fix in
+                    fix.time >= departure
+                        && Geodesy.distance(spot, Coordinate(latitude: fix.latitude, longitude: fix.longitude)) > budget
+                }.map { $0.time - departure }
+            }
+        }
+        t.cycles = cycles.count
+        t.medianCycleMJ = median(cycles)
+        return t
+    }
+
+    /// The energy of each power cycle, replaying the power log through an `EnergyMeter`.
+    static func cycleEnergies(_ result: SimulationResult, model: ReceiverModel) -> [Double] {
+        replay(result, model: model, until: result.durationS).cycles
+    }
+
+    /// Energy spent from the start to `time`, mJ, replaying the power log.
+    static func energy(_ result: SimulationResult, model: ReceiverModel, until time: Double) -> Double {
+        replay(result, model: model, until: time).totalMillijoules
+    }
+
+    private static func replay(_ result: SimulationResult, model: ReceiverModel, until time: Double) -> EnergyMeter {
+        var meter = EnergyMeter(energy: model.energy, standbyCurrent: model.standbyCurrent)
+        for entry in result.powerLog where entry.time <= time {
+            meter.set(entry.state, at: entry.time)
+        }
+        meter.finish(at: time)
+        return meter
+    }
+
+    private static func targets(rows: [Row], totals: [Totals], settings: Settings) -> [Target] {
+        var targets: [Target] = []
+        for t in totals {
+            let name = t.receiver.name
+            let moving = rows.filter { $0.receiver.name == name && $0.input.isMoving }
+            let worst = moving.map(\.adaptive.errorM.p95).max()
+            targets.append(
+                Target(
+                    name: "adaptive p95 error on every moving trace (worst), m", receiver: name, value: worst,
+                    limit: settings.budget, met: moving.allSatisfy { $0.adaptive.errorM.p95 <= settings.budget }))
+            targets.append(
+                Target(
+                    name: "sum adaptive / sum best fixed (moving traces)", receiver: name, value: t.adaptiveOverBestFixed,
+                    limit: 0.5, met: t.adaptiveOverBestFixed <= 0.5))
+            targets.append(
+                Target(
+                    name: "sum adaptive / sum always-on (moving traces)", receiver: name, value: t.adaptiveOverAlwaysOn,
+                    limit: 0.1, met: t.adaptiveOverAlwaysOn <= 0.1))
+            targets.append(
+                Target(
+                    name: "median adaptive cycle / floor", receiver: name, value: t.medianCycleOverFloor, limit: 1.5,
+                    met: t.cycles > 0 && t.medianCycleOverFloor <= 1.5))
+            targets.append(
+                Target(
+                    name: "parked 24 h: adaptive / always-on", receiver: name, value: t.parkedRatio, limit: 0.01,
+                    met: (t.parkedRatio ?? .infinity) <= 0.01))
+            targets.append(
+                Target(
+                    name: "departure noticed after, s", receiver: name, value: t.departureDelay, limit: settings.maxInterval,
+                    met: (t.departureDelay ?? .infinity) <= settings.maxInterval))
+        }
+        return targets
+    }
+
+    // MARK: Output
+
+    func json() -> [String: Any] {
+        [
+            "benchmark": "policy",
+            "settings": [
+                "budget_m": settings.budget, "min_interval_s": settings.minInterval, "max_interval_s": settings.maxInterval,
+                "seed": settings.seed, "receivers": settings.receivers, "fixed_intervals_s": Self.fixedIntervals,
+            ] as [String: Any],
+            "rows": rows.map(rowJSON),
+            "totals": Dictionary(uniqueKeysWithValues: totals.map { ($0.receiver.name, totalsJSON($0)) }),
+            "targets": targets.map { target -> [String: Any] in
+                [
+                    "name": target.name, "receiver": target.receiver, "value": target.value.map { round($0, 4) } ?? NSNull(),
+                    "limit": target.limit, "met": target.met,
+                ]
+            },
+            "all_targets_met": allTargetsMet,
+        ]
+    }
+
+    private func figures(_ r: SimulationResult) -> [String: Any] {
+        [
+            "energy_mj": round(r.energyMJ, 1), "p95_m": round(r.errorM.p95, 2), "max_m": round(r.errorM.max, 2),
+            "fixes": r.fixesAccepted, "receiver_on_s": round(r.receiverOnS, 1),
+        ]
+    }
+
+    private func rowJSON(_ row: Row) -> [String: Any] {
+        var adaptive = figures(row.adaptive)
+        adaptive["p50_m"] = round(row.adaptive.errorM.p50, 2)
+        adaptive["cycles"] = row.adaptive.cycles
+        adaptive["median_cycle_mj"] = round(row.adaptive.medianCycleMJ, 1)
+        adaptive["starts"] = ["hot": row.adaptive.starts.hot, "warm": row.adaptive.starts.warm, "cold": row.adaptive.starts.cold]
+        adaptive["timeouts"] = row.adaptive.timeouts
+        adaptive["ephemeris_refreshes"] = row.adaptive.ephemerisRefreshes
+        var best = figures(row.bestFixed)
+        best["interval_s"] = row.bestFixedInterval
+        best["within_budget"] = row.bestFixedWithinBudget
+        return [
+            "trace": row.input.trace.name,
+            "kind": row.input.kind.rawValue,
+            "moving": row.input.isMoving,
+            "receiver": row.receiver.name,
+            "duration_s": round(row.input.trace.duration, 1),
+            "no_sky_s": row.input.noSky.reduce(0) { $0 + $1.upperBound - $1.lowerBound },
+            "always_on": figures(row.alwaysOn),
+            "best_fixed": best,
+            "adaptive": adaptive,
+            "fixed_sweep": row.fixed.map { ["interval_s": $0.interval, "energy_mj": round($0.result.energyMJ, 1), "p95_m": round($0.result.errorM.p95, 2)] },
+            "adaptive_over_best_fixed": round(ratio(row.adaptive.energyMJ, row.bestFixed.energyMJ), 4),
+            "adaptive_over_always_on": round(ratio(row.adaptive.energyMJ, row.alwaysOn.energyMJ), 4),
+        ]
+    }
+
+    private func totalsJSON(_ t: Totals) -> [String: Any] {
+        [
+            "moving_always_on_mj": round(t.alwaysOnMJ, 1),
+            "moving_best_fixed_mj": round(t.bestFixedMJ, 1),
+            "moving_adaptive_mj": round(t.adaptiveMJ, 1),
+            "adaptive_over_best_fixed": round(t.adaptiveOverBestFixed, 4),
+            "adaptive_over_always_on": round(t.adaptiveOverAlwaysOn, 4),
+            "median_cycle_mj": round(t.medianCycleMJ, 1),
+            "adaptive_cycles": t.cycles,
+            "floor_mj": round(t.floorMJ, 1),
+            "median_cycle_over_floor": round(t.medianCycleOverFloor, 3),
+            "parked_adaptive_mj": t.parkedAdaptiveMJ.map { round($0, 1) } ?? NSNull(),
+            "parked_always_on_mj": t.parkedAlwaysOnMJ.map { round($0, 1) } ?? NSNull(),
+            "parked_ratio_vs_always_on": t.parkedRatio.map { round($0, 5) } ?? NSNull(),
+            "parked_until_departure_ratio_vs_always_on": t.parkedUntilDepartureRatio.map { round($0, 5) } ?? NSNull(),
+            "departure_delay_s": t.departureDelay.map { round($0, 1) } ?? NSNull(),
+        ]
+    }
+
+    func markdown() -> String {
+        var lines = [
+            "Error budget \(fmt(settings.budget)) m; adaptive intervals \(fmt(settings.minInterval))–\(fmt(settings.maxInterval)) s; seed \(settings.seed). "
+                + "Energy in J; error = track-error p95 (max) in m; \"best fixed\" = the longest fixed interval within the budget (⚠ none is: the shortest).",
+            "",
+            "| trace | receiver | always-on J | best fixed | best fixed J | p95 (max) | adaptive J | p95 (max) | fixes | adaptive / best fixed | adaptive / always-on |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for row in rows {
+            let best = row.bestFixed
+            let flag = row.bestFixedWithinBudget ? "" : " ⚠"
+            let name = row.input.isMoving ? row.input.trace.name : "\(row.input.trace.name) (parked)"
+            lines.append(
+                "| \(name) | \(row.receiver.name) | \(fmt(row.alwaysOn.energyMJ / 1000, 1)) | \(fmt(row.bestFixedInterval)) s\(flag) | "
+                    + "\(fmt(best.energyMJ / 1000, 1)) | \(fmt(best.errorM.p95, 1)) (\(fmt(best.errorM.max, 0))) | "
+                    + "\(fmt(row.adaptive.energyMJ / 1000, 1)) | \(fmt(row.adaptive.errorM.p95, 1)) (\(fmt(row.adaptive.errorM.max, 0))) | "
+                    + "\(row.adaptive.fixesAccepted) | \(fmt(ratio(row.adaptive.energyMJ, best.energyMJ), 2)) | "
+                    + "\(fmt(ratio(row.adaptive.energyMJ, row.alwaysOn.energyMJ), 3)) |")
+        }
+        lines += ["", "| receiver | moving traces: always-on J | best fixed J | adaptive J | adaptive / best fixed | adaptive / always-on | median cycle / floor | parked 24 h / always-on | departure noticed |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for t in totals {
+            lines.append(
+                "| \(t.receiver.name) | \(fmt(t.alwaysOnMJ / 1000, 1)) | \(fmt(t.bestFixedMJ / 1000, 1)) | \(fmt(t.adaptiveMJ / 1000, 1)) | "
+                    + "\(fmt(t.adaptiveOverBestFixed, 3)) | \(fmt(t.adaptiveOverAlwaysOn, 4)) | "
+                    + "\(fmt(t.medianCycleMJ, 0)) / \(fmt(t.floorMJ, 0)) mJ = \(fmt(t.medianCycleOverFloor, 2)) | "
+                    + "\(t.parkedRatio.map { fmt($0 * 100, 2) + " %" } ?? "n/a") | \(t.departureDelay.map { fmt($0, 0) + " s" } ?? "never") |")
+        }
+        lines += ["", "Targets:"]
+        for target in targets {
+            lines.append("- \(target.met ? "✅" : "❌") \(target.summary)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func fmt(_ value: Double, _ places: Int = 0) -> String {
+        String(format: "%.\(places)f", value)
+    }
+}
+
+func ratio(_ a: Double, _ b: Double) -> Double { b > 0 ? a / b : 0 }
+
+func median(_ values: [Double]) -> Double {
+    guard !values.isEmpty else { return 0 }
+    let sorted = values.sorted()
+    let mid = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}

@@ -1,0 +1,273 @@
+import Foundation
+import TernCore
+
+/// One simulated run: which policy, which receiver, where the sky is missing.
+public struct SimulationOptions: Sendable, Hashable {
+    public var policy: FixPolicy
+    public var receiver: ReceiverModel
+    public var seed: UInt64
+    public var acquisitionTimeout: Duration
+    public var accuracyTarget: Double
+    /// Periods without sky (indoors, tunnel), seconds from the trace start: no fix possible.
+    public var noSky: [ClosedRange<Double>]
+    /// The location filter the accepted fixes pass.
+    public var filter: StandardLocationFilter.Options
+
+    public init(
+        policy: FixPolicy, receiver: ReceiverModel = .mt3339, seed: UInt64 = 1,
+        acquisitionTimeout: Duration = .seconds(90), accuracyTarget: Double = 15,
+        noSky: [ClosedRange<Double>] = [], filter: StandardLocationFilter.Options = .init()
+    ) {
+        self.policy = policy
+        self.receiver = receiver
+        self.seed = seed
+        self.acquisitionTimeout = acquisitionTimeout
+        self.accuracyTarget = accuracyTarget
+        self.noSky = noSky
+        self.filter = filter
+    }
+
+    /// The scheduler options this run uses.
+    public var schedulerOptions: FixScheduler.Options {
+        .init(
+            policy: policy, acquisitionTimeout: acquisitionTimeout, accuracyTarget: accuracyTarget,
+            energy: receiver.energy)
+    }
+}
+
+/// Runs the real `FixScheduler` and `StandardLocationFilter` against a simulated receiver moving
+/// along `trace`, in virtual time (event-driven: receiver fixes at 1 Hz after the first, scheduler
+/// wake-ups), following the loop in `FixSchedulerTypes.swift`; then scores the accepted track
+/// against the ground truth at 1 Hz.
+public func simulate(trace: Trace, options: SimulationOptions) -> SimulationResult {
+    simulate(trace: trace, options: options, scheduler: options.schedulerOptions)
+}
+
+/// As `simulate(trace:options:)`, with explicit scheduler options (for tuning).
+public func simulate(trace: Trace, options: SimulationOptions, scheduler schedulerOptions: FixScheduler.Options) -> SimulationResult {
+    var run = SimulationRun(trace: trace, options: options, scheduler: FixScheduler(options: schedulerOptions))
+    run.run()
+    return run.result()
+}
+
+struct SimulationRun {
+    let trace: Trace
+    let options: SimulationOptions
+    let model: ReceiverModel
+    var scheduler: FixScheduler
+    var filter: StandardLocationFilter
+    var meter: EnergyMeter
+    var random: SplitMix64
+    var receiver = SimulatedReceiver()
+    /// The scheduler's requested wake-up, kept as the exact `Duration` it asked for.
+    var wake: Duration?
+    var now = 0.0
+    var accepted: [SimulationResult.AcceptedFix] = []
+    var powerLog: [SimulationResult.PowerLogEntry] = []
+    var starts = SimulationResult.Starts()
+    var powerOns = 0
+
+    init(trace: Trace, options: SimulationOptions, scheduler: FixScheduler) {
+        self.trace = trace
+        self.options = options
+        self.model = options.receiver
+        self.scheduler = scheduler
+        self.filter = StandardLocationFilter(options: options.filter)
+        self.meter = EnergyMeter(energy: options.receiver.energy, standbyCurrent: options.receiver.standbyCurrent)
+        self.random = SplitMix64(seed: options.seed)
+    }
+
+    mutating func run() {
+        let end = trace.duration
+        perform(scheduler.handle(.start(now: .zero)))
+        while true {
+            let fixAt = receiver.powered ? receiver.nextFixAt : nil
+            let next = [fixAt, wake?.seconds].compactMap { $0 }.min()
+            guard let next, next <= end else { break }
+            now = max(now, next)
+            if let fixAt, fixAt <= next {
+                emitFix()
+            } else if let at = wake {
+                wake = nil
+                perform(scheduler.handle(.timerFired(now: max(at, .seconds(now)))))
+            }
+        }
+        now = end
+        perform(scheduler.handle(.stop))
+        meter.finish(at: end)
+    }
+
+    private func skyVisible(at t: Double) -> Bool {
+        !options.noSky.contains { $0.contains(t) }
+    }
+
+    private func noSkyEnd(after t: Double) -> Double {
+        options.noSky.filter { $0.contains(t) }.map(\.upperBound).max() ?? t
+    }
+
+    private mutating func emitFix() {
+        guard receiver.nextFixAt != nil else { return }
+        if !skyVisible(at: now) {
+            // Lost (or never had) the sky: the next fix comes a hot re-acquisition after it returns.
+            let back = noSkyEnd(after: now)
+            receiver.nextFixAt = back + model.ttff(.hot, using: &random)
+            receiver.trackingSince = nil
+            if receiver.fixesThisSession > 0 { setMeter(.acquiring) }
+            return
+        }
+        if receiver.fixesThisSession == 0 {
+            setMeter(.tracking)
+            if receiver.start != .hot { receiver.ephemerisAt = now }
+        }
+        receiver.fixesThisSession += 1
+        if let since = receiver.trackingSince {
+            if now - since >= model.energy.ephemerisRefresh.seconds { receiver.ephemerisAt = now }
+        } else {
+            receiver.trackingSince = now
+        }
+        receiver.nextFixAt = now + 1
+        let fix = makeFix()
+        perform(scheduler.handle(.fixReceived(fix, now: .seconds(now))))
+    }
+
+    private mutating func makeFix() -> Fix {
+        let truth = trace.position(at: trace.start.addingTimeInterval(now))
+        let noisy = receiver.fixesThisSession <= receiver.noisyCount
+        let factor = noisy ? receiver.noisyFactor : 1
+        let sigma = model.sigma * factor
+        let north = sigma * random.nextGaussian(), east = sigma * random.nextGaussian()
+        let metresPerDegree = Geodesy.earthRadius * .pi / 180
+        let coordinate = Coordinate(
+            latitude: truth.latitude + north / metresPerDegree,
+            longitude: truth.longitude + east / (metresPerDegree * max(0.01, cos(truth.latitude * .pi / 180))))
+        let before = trace.position(at: trace.start.addingTimeInterval(now - 1))
+        let after = trace.position(at: trace.start.addingTimeInterval(now + 1))
+        let trueSpeed = Geodesy.distance(before, after) / 2
+        let speed = max(0, trueSpeed + model.speedNoise * random.nextGaussian())
+        let course = trueSpeed > 0.2 ? Geodesy.bearing(from: before, to: after) : 360 * random.nextUnit()
+        let accuracy = model.cep50 * factor * (0.8 + 0.45 * random.nextUnit())
+        return Fix(
+            time: trace.start.addingTimeInterval(now), coordinate: coordinate, speed: speed, course: course,
+            quality: .gps, satellites: noisy ? 5 : 9, hdop: accuracy / 4, accuracy: accuracy)
+    }
+
+    private mutating func setMeter(_ state: EnergyMeter.PowerState) {
+        meter.set(state, at: now)
+        powerLog.append(.init(time: now, state: state))
+    }
+
+    private mutating func perform(_ actions: [FixSchedulerAction]) {
+        for action in actions {
+            switch action {
+            case .powerOn:
+                guard !receiver.powered else { continue }
+                powerOns += 1
+                let age = receiver.ephemerisAt.map { now - $0 }
+                let kind = model.startKind(ephemerisAge: age)
+                switch kind {
+                case .hot: starts.hot += 1
+                case .warm: starts.warm += 1
+                case .cold: starts.cold += 1
+                }
+                receiver.powered = true
+                receiver.start = kind
+                receiver.fixesThisSession = 0
+                receiver.trackingSince = nil
+                receiver.noisyCount = Int.random(in: model.noisyFixes, using: &random)
+                receiver.noisyFactor = model.noisyFactor.lowerBound
+                    + (model.noisyFactor.upperBound - model.noisyFactor.lowerBound) * random.nextUnit()
+                receiver.nextFixAt = now + model.ttff(kind, using: &random)
+                setMeter(.acquiring)
+            case .powerOff:
+                guard receiver.powered else { continue }
+                receiver.powered = false
+                receiver.nextFixAt = nil
+                setMeter(.off)
+            case let .wake(at):
+                wake = at
+            case let .deliver(fix):
+                let verdict = filter.evaluate(fix)
+                var ok = false
+                if case let .accept(kept) = verdict {
+                    ok = true
+                    accepted.append(.init(
+                        time: kept.time.timeIntervalSince(trace.start), latitude: kept.coordinate.latitude,
+                        longitude: kept.coordinate.longitude, accuracy: kept.accuracy))
+                }
+                perform(scheduler.handle(.delivered(accepted: ok, now: .seconds(now))))
+            }
+        }
+    }
+
+    func result() -> SimulationResult {
+        var r = SimulationResult()
+        r.trace = trace.name
+        r.receiver = model.name
+        r.policy = String(describing: options.policy)
+        r.durationS = trace.duration
+        r.receiverOnS = meter.onSeconds
+        r.energyMJ = meter.totalMillijoules
+        r.fixesAccepted = accepted.count
+        r.cycles = meter.cycles.count
+        r.fixesAttempted = { if case .alwaysOn = options.policy { return accepted.count } else { return powerOns } }()
+        r.starts = starts
+        r.errorM = trackError(trace: trace, fixes: accepted)
+        r.energyPerFixMJ = accepted.isEmpty ? 0 : r.energyMJ / Double(accepted.count)
+        let e = model.energy
+        r.floorMJ = e.voltage * e.acquisitionCurrent * model.hotTTFFMedian
+        r.floorRatio = r.floorMJ > 0 ? r.energyPerFixMJ / r.floorMJ : 0
+        r.medianCycleMJ = median(meter.cycles)
+        r.ephemerisRefreshes = scheduler.ephemerisRefreshes
+        r.timeouts = scheduler.timeouts
+        r.keptOn = scheduler.keptOn
+        r.acceptedFixes = accepted
+        r.powerLog = powerLog
+        return r
+    }
+}
+
+/// The simulated receiver's own state (the truth the scheduler only infers).
+struct SimulatedReceiver {
+    var powered = false
+    var start: StartKind = .cold
+    /// When the receiver last decoded the ephemeris (seconds); nil: never (cold).
+    var ephemerisAt: Double?
+    var nextFixAt: Double?
+    var fixesThisSession = 0
+    var trackingSince: Double?
+    var noisyCount = 0
+    var noisyFactor = 1.0
+}
+
+/// Distance at every whole second between the truth and the track linearly interpolated between
+/// accepted fixes (before the first / after the last fix: that fix).
+func trackError(trace: Trace, fixes: [SimulationResult.AcceptedFix]) -> SimulationResult.ErrorStats {
+    let seconds = Int(trace.duration.rounded(.down))
+    guard !fixes.isEmpty, seconds >= 0 else { return .init() }
+    var errors: [Double] = []
+    errors.reserveCapacity(seconds + 1)
+    var index = 0
+    for s in 0...seconds {
+        let t = Double(s)
+        while index + 1 < fixes.count, fixes[index + 1].time <= t { index += 1 }
+        let a = fixes[index]
+        var estimate = Coordinate(latitude: a.latitude, longitude: a.longitude)
+        if t > a.time, index + 1 < fixes.count {
+            let b = fixes[index + 1]
+            let fraction = (t - a.time) / (b.time - a.time)
+            estimate = Geodesy.interpolate(estimate, Coordinate(latitude: b.latitude, longitude: b.longitude), fraction: fraction)
+        }
+        let truth = trace.position(at: trace.start.addingTimeInterval(t))
+        errors.append(Geodesy.distance(truth, estimate))
+    }
+    errors.sort()
+    func percentile(_ p: Double) -> Double { errors[min(errors.count - 1, Int((p * Double(errors.count - 1)).rounded()))] }
+    return .init(p50: percentile(0.5), p95: percentile(0.95), max: errors.last ?? 0)
+}
+
+func median(_ values: [Double]) -> Double {
+    guard !values.isEmpty else { return 0 }
+    let sorted = values.sorted()
+    let mid = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}

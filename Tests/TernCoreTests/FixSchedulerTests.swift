@@ -1,0 +1,169 @@
+import Testing
+import TernCore
+import TernTesting
+
+@Suite struct FixSchedulerTests {
+    private func makeSUT(
+        _ policy: FixPolicy = .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)),
+        timeout: Int = 30
+    ) -> FixScheduler {
+        FixScheduler(options: .init(policy: policy, acquisitionTimeout: .seconds(timeout), accuracyTarget: 15))
+    }
+
+    /// Feeds one good fix at `seconds` and its acceptance; returns the actions after the verdict.
+    @discardableResult
+    private func fix(
+        _ sut: inout FixScheduler, at seconds: Double, north: Double = 0, speed: Double = 0, accuracy: Double = 4
+    ) -> [FixSchedulerAction] {
+        let now = Duration.seconds(seconds)
+        let fix = Fix.fixture(seconds: seconds, metresNorth: north, accuracy: accuracy, speed: speed)
+        _ = sut.handle(.fixReceived(fix, now: now))
+        return sut.handle(.delivered(accepted: true, now: now))
+    }
+
+    private func wakeTime(_ actions: [FixSchedulerAction]) -> Duration? {
+        actions.compactMap { if case let .wake(at) = $0 { at } else { nil } }.last
+    }
+
+    /// Runs a still receiver through cycles; returns the off intervals chosen.
+    private func stillCycles(_ sut: inout FixScheduler, count: Int) -> [Double] {
+        var t = Duration.zero
+        var intervals: [Double] = []
+        for _ in 0..<count {
+            let actions = fix(&sut, at: t.seconds + 1.5)
+            guard let next = wakeTime(actions) else { break }
+            intervals.append(next.seconds - (t.seconds + 1.5))
+            t = next
+            _ = sut.handle(.timerFired(now: t))
+        }
+        return intervals
+    }
+
+    @Test func fixedPolicySwitchesPowerExactlyOnSchedule() {
+        var sut = makeSUT(.fixed(interval: .seconds(60)))
+        #expect(sut.handle(.start(now: .zero)) == [.powerOn, .wake(at: .seconds(120))])
+        #expect(fix(&sut, at: 35) == [.powerOff, .wake(at: .seconds(60))])
+        #expect(sut.handle(.timerFired(now: .seconds(60))) == [.powerOn, .wake(at: .seconds(90))])
+        #expect(fix(&sut, at: 61.5) == [.powerOff, .wake(at: .seconds(120))])
+    }
+
+    @Test func noSkyNeverKeepsTheReceiverOnPastTheTimeoutAndBacksOff() {
+        var sut = makeSUT(timeout: 30)
+        _ = sut.handle(.start(now: .zero))
+        var t = wakeTime(fix(&sut, at: 35)) ?? .zero  // cold start done: ephemeris fresh
+        var waits: [Duration] = []
+        for _ in 0..<5 {
+            let on = sut.handle(.timerFired(now: t))
+            #expect(on.first == .powerOn)
+            let deadline = wakeTime(on) ?? .zero
+            #expect(deadline - t == .seconds(30))
+            let off = sut.handle(.timerFired(now: deadline))
+            #expect(off.first == .powerOff)
+            let next = wakeTime(off) ?? .zero
+            waits.append(next - deadline)
+            t = next
+        }
+        #expect(sut.timeouts == 5)
+        #expect(zip(waits, waits.dropFirst()).allSatisfy { $0 < $1 || $1 == .seconds(3600) })
+    }
+
+    @Test func stationaryIntervalsGrowUpToTheMaximum() {
+        var sut = makeSUT()
+        _ = sut.handle(.start(now: .zero))
+        // The bad-time cap (5 % of elapsed + 300 s credit) lets the still interval reach 900 s after ~5 h.
+        let intervals = stillCycles(&sut, count: 120)
+        #expect(zip(intervals, intervals.dropFirst()).allSatisfy { $0 <= $1 + 1e-9 })
+        #expect(intervals.last == 900)
+    }
+
+    @Test func movementResetsToShortIntervalsWithinOneCycle() {
+        var sut = makeSUT()
+        _ = sut.handle(.start(now: .zero))
+        let intervals = stillCycles(&sut, count: 100)
+        let until = sut.state.offUntil ?? .zero
+        let t = until.seconds
+        _ = sut.handle(.timerFired(now: until))
+        let next = wakeTime(fix(&sut, at: t + 1.5, north: 500, speed: 10))?.seconds ?? .infinity
+        #expect((intervals.last ?? 0) > 300)
+        #expect(next - (t + 1.5) < 30)
+    }
+
+    @Test func breakEvenKeepsTheReceiverOnWhenTheNextFixIsDueSooner() {
+        // The next fix is due within 2 s; a power cycle costs ≈ 2.6 s of tracking.
+        var sut = makeSUT(.adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(2)))
+        _ = sut.handle(.start(now: .zero))
+        let actions = fix(&sut, at: 35, speed: 20)
+        #expect(!actions.contains(.powerOff))
+        #expect(sut.isPowered)
+        #expect(sut.keptOn == 1)
+        #expect(sut.breakEven > .seconds(2) && sut.breakEven < .seconds(3))
+    }
+
+    @Test func cyclesWhenTheNextFixIsDueLaterThanBreakEven() {
+        var sut = makeSUT(.adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(5)))
+        _ = sut.handle(.start(now: .zero))
+        #expect(fix(&sut, at: 35, speed: 20).first == .powerOff)
+    }
+
+    @Test func goodEnoughRuleSkipsNoisyFirstFixes() {
+        var sut = makeSUT()
+        _ = sut.handle(.start(now: .zero))
+        let noisy = Fix.fixture(seconds: 2, accuracy: 40)
+        #expect(sut.handle(.fixReceived(noisy, now: .seconds(2))) == [])
+        let good = Fix.fixture(seconds: 3, accuracy: 6)
+        #expect(sut.handle(.fixReceived(good, now: .seconds(3))) == [.deliver(good)])
+    }
+
+    @Test func goodEnoughRuleTakesTheBestFixAtTheTimeout() {
+        var sut = makeSUT(timeout: 30)
+        _ = sut.handle(.start(now: .zero))
+        let worse = Fix.fixture(seconds: 10, accuracy: 40)
+        let better = Fix.fixture(seconds: 11, accuracy: 25)
+        _ = sut.handle(.fixReceived(worse, now: .seconds(10)))
+        _ = sut.handle(.fixReceived(better, now: .seconds(11)))
+        // Cold start: the deadline is the stale-ephemeris timeout.
+        let deadline = Duration.seconds(120)
+        #expect(sut.handle(.timerFired(now: deadline)) == [.deliver(better)])
+        #expect(sut.handle(.delivered(accepted: true, now: deadline)).first == .powerOff)
+    }
+
+    @Test func ephemerisRefreshIsScheduledBeforeTheHotWindowExpires() {
+        var sut = makeSUT()
+        _ = sut.handle(.start(now: .zero))
+        var t = Duration.zero
+        var refreshStartedAt: Double?
+        fix(&sut, at: 35)  // cold start
+        _ = sut.handle(.timerFired(now: sut.state.offUntil ?? .zero))
+        t = sut.state.offUntil ?? .zero
+        while t < .seconds(3 * 3600), refreshStartedAt == nil {
+            let actions = fix(&sut, at: t.seconds + 1.5)
+            if sut.ephemerisRefreshes > 0 { refreshStartedAt = t.seconds + 1.5; break }
+            guard let next = wakeTime(actions) else { break }
+            t = next
+            _ = sut.handle(.timerFired(now: t))
+        }
+        let started = refreshStartedAt ?? .infinity
+        // The hot window runs from the cold start's decode (fix at 35 s).
+        #expect(started < 7200 + 35)
+        #expect(started > 7200 - 900 - 60)
+        guard case let .tracking(until) = sut.state else { Issue.record("not tracking"); return }
+        #expect(until.seconds - started <= 30)
+    }
+
+    @Test func staleEphemerisGetsTheLongerAcquisitionTimeout() {
+        var sut = makeSUT(timeout: 20)
+        #expect(sut.handle(.start(now: .zero)) == [.powerOn, .wake(at: .seconds(120))])
+    }
+
+    @Test func alwaysOnDeliversEveryUsableFix() {
+        var sut = makeSUT(.alwaysOn)
+        #expect(sut.handle(.start(now: .zero)) == [.powerOn])
+        let fix = Fix.fixture(seconds: 1)
+        #expect(sut.handle(.fixReceived(fix, now: .seconds(1))) == [.deliver(fix)])
+        #expect(sut.handle(.stop) == [.powerOff])
+    }
+}
+
+extension FixScheduler.State {
+    var offUntil: Duration? { if case let .off(until) = self { until } else { nil } }
+}

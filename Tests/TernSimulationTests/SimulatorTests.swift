@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+import TernCore
+import TernSimulation
+
+@Suite struct SimulatorTests {
+    /// A straight 5 m/s run north, `minutes` long, after `still` seconds parked.
+    private func trace(minutes: Double, still: Double = 0) -> Trace {
+        let origin = Coordinate(latitude: 45, longitude: 15)
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let end = Geodesy.destination(from: origin, distance: 5 * minutes * 60, bearing: 0)
+        return Trace(name: "straight", points: [
+            .init(time: start, coordinate: origin),
+            .init(time: start.addingTimeInterval(still), coordinate: origin),
+            .init(time: start.addingTimeInterval(still + minutes * 60), coordinate: end),
+        ])
+    }
+
+    @Test func alwaysOnTracksWithinFixNoise() {
+        let sut = simulate(trace: trace(minutes: 10), options: .init(policy: .alwaysOn, receiver: .mt3339))
+        #expect(sut.errorM.p50 < 10)  // p95 includes the 35 s cold start
+        #expect(sut.starts.cold == 1)
+        #expect(sut.fixesAccepted > 500)
+    }
+
+    @Test func fixedPolicyPaysAboutTheFloorPerCycle() {
+        let sut = simulate(trace: trace(minutes: 30), options: .init(policy: .fixed(interval: .seconds(60)), receiver: .mt3339))
+        #expect(sut.cycles >= 29)
+        let floor: Double = 3.3 * 25 * 1.5
+        #expect(abs(sut.floorMJ - floor) < 1e-9)
+        #expect(sut.medianCycleMJ <= 1.5 * sut.floorMJ)
+    }
+
+    @Test func noSkyPeriodHasNoFixesAndTimesOut() {
+        let options = SimulationOptions(
+            policy: .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)),
+            acquisitionTimeout: .seconds(30), noSky: [600...3600])
+        let sut = simulate(trace: trace(minutes: 90), options: options)
+        #expect(sut.acceptedFixes.allSatisfy { !(600...3600).contains($0.time) })
+        #expect(sut.timeouts >= 1)
+        #expect(sut.timeouts <= 8)
+    }
+
+    @Test func sameSeedSameResult() {
+        let options = SimulationOptions(policy: .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)), seed: 9)
+        #expect(simulate(trace: trace(minutes: 20, still: 600), options: options)
+            == simulate(trace: trace(minutes: 20, still: 600), options: options))
+    }
+
+    @Test func resultEncodesSnakeCaseKeys() throws {
+        let sut = simulate(trace: trace(minutes: 5), options: .init(policy: .fixed(interval: .seconds(30))))
+        let json = String(decoding: try JSONEncoder().encode(sut), as: UTF8.self)
+        for key in ["receiver_on_s", "energy_mj", "fixes_accepted", "error_m", "floor_ratio", "median_cycle_mj", "ephemeris_refreshes"] {
+            #expect(json.contains(key))
+        }
+    }
+}
