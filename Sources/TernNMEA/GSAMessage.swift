@@ -28,7 +28,7 @@ public struct GSAMessage: NMEAMessageDecodable, Hashable {
         talker = sentence.talker
         mode = try reader.int(1, "mode").flatMap { (1...3).contains($0) ? FixMode(rawValue: $0) : nil } ?? .unknown
         var satellites: [Int] = []
-        for index in stride(from: 2, to: min(14, sentence.fields.count), by: 1) {
+        for index in stride(from: 2, to: min(14, sentence.fieldCount), by: 1) {
             if let id = try reader.int(index, "satellite id") { satellites.append(id) }
         }
         self.satellites = satellites

@@ -30,7 +30,7 @@ public struct GSVMessage: NMEAMessageDecodable, Hashable {
         totalMessages = try reader.int(0, "message count") ?? 1
         messageNumber = try reader.int(1, "message number") ?? 1
         satellitesInView = try reader.int(2, "satellites in view") ?? 0
-        let count = sentence.fields.count
+        let count = sentence.fieldCount
         let hasSignal = count > 3 && (count - 3) % 4 == 1
         signalID = hasSignal ? try reader.int(count - 1, "signal id") : nil
         var satellites: [Satellite] = []

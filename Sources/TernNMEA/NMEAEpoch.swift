@@ -21,11 +21,12 @@ struct NMEAEpoch {
     var pdop: Double?
     var vdop: Double?
     var gsaMode: FixMode?
-    /// Satellites used per GSA (keyed by talker and system id: a repeated GSA replaces its predecessor).
-    var used: [GSAKey: [Int]] = [:]
+    /// Satellites used per GSA (keyed by talker and system id: a repeated GSA replaces its
+    /// predecessor). A short list searched linearly: a cycle has a few GSAs at most.
+    var used: [(key: GSAKey, ids: [Int])] = []
     var gst: GSTMessage?
 
-    struct GSAKey: Hashable {
+    struct GSAKey: Equatable {
         var talker: String
         var systemID: Int
     }
@@ -85,7 +86,12 @@ struct NMEAEpoch {
             pdop = Self.dop(gsa.pdop) ?? pdop
             gsaHDOP = Self.dop(gsa.hdop) ?? gsaHDOP
             vdop = Self.dop(gsa.vdop) ?? vdop
-            used[GSAKey(talker: gsa.talker, systemID: gsa.systemID ?? 0)] = gsa.satellites
+            let key = GSAKey(talker: gsa.talker, systemID: gsa.systemID ?? 0)
+            if let index = used.firstIndex(where: { $0.key == key }) {
+                used[index].ids = gsa.satellites
+            } else {
+                used.append((key, gsa.satellites))
+            }
         case let .vtg(vtg):
             guard vtg.mode != UInt8(ascii: "N") else { return }
             speed = speed ?? vtg.speed
@@ -99,17 +105,28 @@ struct NMEAEpoch {
         }
     }
 
+    private static let constellations = Constellation.allCases
+
     /// Satellites used per constellation, from the GSAs (by system id, talker or satellite id).
     var usedByConstellation: [Constellation: Int]? {
         guard !used.isEmpty else { return nil }
-        var result: [Constellation: Int] = [:]
+        // Counted per constellation in a fixed array first: one dictionary insertion per constellation.
+        let all = Self.constellations
+        // -1: no GSA for this constellation (no key), else its count (possibly 0).
+        var counts = [Int](repeating: -1, count: all.count)
+        func add(_ constellation: Constellation, _ count: Int) {
+            guard let slot = all.firstIndex(of: constellation) else { return }
+            counts[slot] = max(counts[slot], 0) + count
+        }
         for (key, ids) in used {
             if let constellation = Constellation(systemID: key.systemID) ?? Constellation(talker: key.talker) {
-                result[constellation, default: 0] += ids.count
+                add(constellation, ids.count)
             } else {
-                for id in ids { result[Constellation(nmeaSatelliteID: id), default: 0] += 1 }
+                for id in ids { add(Constellation(nmeaSatelliteID: id), 1) }
             }
         }
+        var result: [Constellation: Int] = [:]
+        for slot in all.indices where counts[slot] >= 0 { result[all[slot]] = counts[slot] }
         return result
     }
 
@@ -123,7 +140,7 @@ struct NMEAEpoch {
         let horizontalDOP = hdop ?? gsaHDOP
         var fix = Fix(
             time: time, coordinate: coordinate, altitude: altitude, speed: speed, course: course,
-            quality: ggaQuality ?? modeQuality ?? .gps, satellites: satellites ?? used.values.map(\.count).reduce(nil) {
+            quality: ggaQuality ?? modeQuality ?? .gps, satellites: satellites ?? used.map(\.ids.count).reduce(nil) {
                 ($0 ?? 0) + $1
             },
             hdop: horizontalDOP, accuracy: horizontalDOP.map { $0 * uere })

@@ -12,47 +12,50 @@ struct NMEAFieldReader {
     }
 
     func invalid(_ name: String, _ index: Int) -> NMEADecodingError {
-        .invalidField(sentence: sentence.type, field: name, value: String(sentence.fields[index]))
+        .invalidField(sentence: sentence.type, field: name, value: String(sentence.fieldText(index)))
     }
 
     func time(_ index: Int) throws(NMEADecodingError) -> NMEATimeOfDay {
-        guard let text = sentence.field(index) else {
+        guard let time = sentence.withField(index, { NMEATimeOfDay(nmeaBytes: $0) }) else {
             throw .missingField(sentence: sentence.type, field: "time")
         }
-        guard let time = NMEATimeOfDay(nmea: text) else { throw invalid("time", index) }
+        guard let time else { throw invalid("time", index) }
         return time
     }
 
     /// A time of day, or nil when the field is empty (GLL, GNS and GST of an acquiring receiver).
     func optionalTime(_ index: Int) throws(NMEADecodingError) -> NMEATimeOfDay? {
-        guard sentence.field(index) != nil else { return nil }
-        return try time(index)
+        guard let time = sentence.withField(index, { NMEATimeOfDay(nmeaBytes: $0) }) else { return nil }
+        guard let time else { throw invalid("time", index) }
+        return time
     }
 
     func double(_ index: Int, _ name: String) throws(NMEADecodingError) -> Double? {
-        guard let text = sentence.field(index) else { return nil }
-        guard let value = NMEANumber.double(text) else { throw invalid(name, index) }
+        guard let value = sentence.withField(index, { NMEANumber.double($0) }) else { return nil }
+        guard let value else { throw invalid(name, index) }
         return value
     }
 
     func int(_ index: Int, _ name: String) throws(NMEADecodingError) -> Int? {
-        guard let text = sentence.field(index) else { return nil }
-        guard let value = NMEANumber.int(text) else { throw invalid(name, index) }
+        guard let value = sentence.withField(index, { NMEANumber.int($0) }) else { return nil }
+        guard let value else { throw invalid(name, index) }
         return value
     }
 
     /// The first character of a one-letter field (status, mode), or nil when empty.
     func letter(_ index: Int) -> UInt8? {
-        sentence.field(index)?.utf8.first
+        sentence.firstByte(index)
     }
 
     /// A latitude/longitude pair from `ddmm.mmm,N,dddmm.mmm,E` starting at `index`; nil when empty.
     func coordinate(_ index: Int) throws(NMEADecodingError) -> Coordinate? {
-        guard let latText = sentence.field(index), let lonText = sentence.field(index + 2) else { return nil }
-        guard let lat = Self.degrees(latText, hemisphere: sentence.field(index + 1), positive: "N", negative: "S"),
+        guard let latValue = sentence.withField(index, { NMEANumber.double($0) }),
+            let lonValue = sentence.withField(index + 2, { NMEANumber.double($0) })
+        else { return nil }
+        guard let lat = Self.degrees(latValue, hemisphere: sentence.letterField(index + 1), positive: "N", negative: "S"),
             lat <= 90
         else { throw invalid("latitude", index) }
-        guard let lon = Self.degrees(lonText, hemisphere: sentence.field(index + 3), positive: "E", negative: "W"),
+        guard let lon = Self.degrees(lonValue, hemisphere: sentence.letterField(index + 3), positive: "E", negative: "W"),
             lon <= 180
         else { throw invalid("longitude", index + 2) }
         let coordinate = Coordinate(latitude: lat, longitude: lon)
@@ -67,9 +70,17 @@ struct NMEAFieldReader {
     static func degrees(
         _ text: Substring, hemisphere: Substring?, positive: Unicode.Scalar, negative: Unicode.Scalar
     ) -> Double? {
-        guard let hemisphere, hemisphere.utf8.count == 1, let letter = hemisphere.utf8.first,
-            letter == UInt8(ascii: positive) || letter == UInt8(ascii: negative),
-            let value = NMEANumber.double(text), value >= 0
+        let letter = hemisphere.flatMap { $0.utf8.count == 1 ? $0.utf8.first : nil }
+        return degrees(NMEANumber.double(text), hemisphere: letter, positive: positive, negative: negative)
+    }
+
+    /// `degrees` from the parsed number (nil: not a number) and the one-letter hemisphere field
+    /// (nil: absent, empty or longer than one letter).
+    static func degrees(
+        _ number: Double?, hemisphere letter: UInt8?, positive: Unicode.Scalar, negative: Unicode.Scalar
+    ) -> Double? {
+        guard let letter, letter == UInt8(ascii: positive) || letter == UInt8(ascii: negative),
+            let value = number, value >= 0
         else { return nil }
         let whole = (value / 100).rounded(.towardZero)
         let minutes = value - whole * 100
@@ -89,6 +100,14 @@ enum NMEANumber {
 
     /// `[+-]digits[.digits]`; nil for anything else (exponents, junk, no digits).
     static func double(_ text: Substring) -> Double? {
+        double(bytes: text.utf8)
+    }
+
+    static func double(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        double(bytes: bytes)
+    }
+
+    static func double(bytes text: some Sequence<UInt8>) -> Double? {
         var mantissa: UInt64 = 0
         var significant = 0
         var fractionDigits = 0
@@ -97,7 +116,7 @@ enum NMEANumber {
         var seenDigit = false
         var seenDot = false
         var index = 0
-        for byte in text.utf8 {
+        for byte in text {
             defer { index += 1 }
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -130,11 +149,19 @@ enum NMEANumber {
 
     /// `[+-]digits`; nil for anything else or on overflow.
     static func int(_ text: Substring) -> Int? {
+        int(bytes: text.utf8)
+    }
+
+    static func int(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        int(bytes: bytes)
+    }
+
+    static func int(bytes text: some Sequence<UInt8>) -> Int? {
         var value = 0
         var negative = false
         var seenDigit = false
         var index = 0
-        for byte in text.utf8 {
+        for byte in text {
             defer { index += 1 }
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"):

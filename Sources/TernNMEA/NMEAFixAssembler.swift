@@ -42,19 +42,25 @@ public struct NMEAFixAssembler: Sendable {
     /// The date of the last epoch, and its time of day, for epochs without RMC/ZDA.
     private var lastDate: (date: NMEADate, time: NMEATimeOfDay)?
     /// The last GSV count per constellation and signal (GSV cycles are often slower than fixes).
-    private var inViewBySignal: [SignalKey: Int] = [:]
+    /// A short list searched linearly (a receiver has a handful of constellations and signals):
+    /// cheaper than hashing per GSV.
+    private var inViewBySignal: [(key: SignalKey, count: Int)] = []
+    /// `inView` as last computed; nil when `inViewBySignal` changed since.
+    private var inViewCache: [Constellation: Int]?
 
-    private struct SignalKey: Hashable {
+    private struct SignalKey: Equatable {
         var constellation: Constellation
         var signal: Int
     }
 
     /// Satellites in view per constellation: the largest count over its signals.
-    private var inView: [Constellation: Int] {
+    private mutating func inView() -> [Constellation: Int] {
+        if let inViewCache { return inViewCache }
         var result: [Constellation: Int] = [:]
         for (key, count) in inViewBySignal where count > (result[key.constellation] ?? -1) {
             result[key.constellation] = count
         }
+        inViewCache = result
         return result
     }
 
@@ -98,7 +104,7 @@ public struct NMEAFixAssembler: Sendable {
             return nil
         }
         stats.fixesEmitted += 1
-        return epoch.fix(time: date.date(at: epoch.time), coordinate: coordinate, inView: inView, uere: uere)
+        return epoch.fix(time: date.date(at: epoch.time), coordinate: coordinate, inView: inView(), uere: uere)
     }
 
     private mutating func merge(_ message: NMEAMessage) {
@@ -108,7 +114,13 @@ public struct NMEAFixAssembler: Sendable {
 
     private mutating func record(_ gsv: GSVMessage) {
         let key = SignalKey(constellation: Constellation(talker: gsv.talker) ?? .unknown, signal: gsv.signalID ?? 0)
-        inViewBySignal[key] = gsv.satellitesInView
+        if let index = inViewBySignal.firstIndex(where: { $0.key == key }) {
+            guard inViewBySignal[index].count != gsv.satellitesInView else { return }
+            inViewBySignal[index].count = gsv.satellitesInView
+        } else {
+            inViewBySignal.append((key, gsv.satellitesInView))
+        }
+        inViewCache = nil
     }
 
     /// The epoch's own date (RMC, ZDA), else the last date, a day later if the clock passed midnight.

@@ -47,12 +47,66 @@ public struct NMEAFramer: Sendable {
     /// Feeds bytes as they were read; returns the sentences completed by them, in order.
     public mutating func append(_ bytes: some Sequence<UInt8>) -> [NMEASentence] {
         var sentences: [NMEASentence] = []
-        for byte in bytes {
+        append(bytes) { sentences.append($0) }
+        return sentences
+    }
+
+    /// Feeds bytes as they were read; calls `deliver` with each sentence completed by them, in order.
+    public mutating func append(_ bytes: some Sequence<UInt8>, deliver: (NMEASentence) -> Void) {
+        let done: Void? = bytes.withContiguousStorageIfAvailable { append($0, deliver: deliver) }
+        if done == nil {
+            Array(bytes).withUnsafeBufferPointer { append($0, deliver: deliver) }
+        }
+    }
+
+    /// Feeds bytes as they were read; calls `deliver` with each sentence completed by them, in order.
+    public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, deliver: (NMEASentence) -> Void) {
+        var index = 0
+        while let sentence = nextSentence(in: bytes, from: &index) {
+            deliver(sentence)
+        }
+    }
+
+    /// Consumes `bytes` from `index` until a sentence completes (returned, with `index` just past
+    /// the byte that completed it) or the bytes run out (nil, with `index == bytes.count`).
+    /// Call again with the same `index` for the next sentence.
+    ///
+    /// Same state machine as byte-by-byte consumption, but runs of printable bytes inside a
+    /// sentence are copied into the line buffer at once.
+    mutating func nextSentence(in bytes: UnsafeBufferPointer<UInt8>, from index: inout Int) -> NMEASentence? {
+        let count = bytes.count
+        while index < count {
+            if state == .inSentence {
+                // The run of printable bytes other than the start delimiters.
+                var end = index
+                while end < count {
+                    let byte = bytes[end]
+                    guard byte >= 0x20, byte <= 0x7E, byte != UInt8(ascii: "$"), byte != UInt8(ascii: "!") else { break }
+                    end += 1
+                }
+                if end > index {
+                    let room = maxLineLength - line.count
+                    if end - index >= room {
+                        // The line reaches the limit after `room` bytes (at least one, as byte by
+                        // byte): over-long, skip the rest of it.
+                        stats.overlong += 1
+                        line.removeAll(keepingCapacity: true)
+                        state = .discarding
+                        index += max(room, 1)
+                        continue
+                    }
+                    line.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                    index = end
+                    continue
+                }
+            }
+            let byte = bytes[index]
+            index += 1
             if let sentence = consume(byte) {
-                sentences.append(sentence)
+                return sentence
             }
         }
-        return sentences
+        return nil
     }
 
     private mutating func consume(_ byte: UInt8) -> NMEASentence? {
@@ -101,24 +155,38 @@ public struct NMEAFramer: Sendable {
     }
 
     private mutating func finishLine() -> NMEASentence? {
-        let count = line.count
-        guard line.contains(UInt8(ascii: "*")) else {
+        switch line.withUnsafeBufferPointer(Self.verify) {
+        case .missingChecksum:
             stats.missingChecksum += 1
             return nil
-        }
-        guard count >= 4, line[count - 3] == UInt8(ascii: "*"),
-            let expected = NMEAChecksum.parse(line[count - 2], line[count - 1]),
-            NMEAChecksum.compute(line[1..<(count - 3)]) == expected
-        else {
+        case .checksumError:
             stats.checksumErrors += 1
             return nil
-        }
-        let raw = String(decoding: line, as: UTF8.self)
-        guard let sentence = NMEASentence.parse(raw: raw) else {
+        case .malformed:
             stats.malformed += 1
             return nil
+        case .sentence(let sentence):
+            stats.sentences += 1
+            return sentence
         }
-        stats.sentences += 1
-        return sentence
+    }
+
+    private enum Verdict {
+        case missingChecksum, checksumError, malformed
+        case sentence(NMEASentence)
+    }
+
+    /// Checks a complete line (start delimiter included, line ending excluded) and parses it.
+    private static func verify(_ line: UnsafeBufferPointer<UInt8>) -> Verdict {
+        let count = line.count
+        guard count >= 4, line[count - 3] == UInt8(ascii: "*") else {
+            return line.contains(UInt8(ascii: "*")) ? .checksumError : .missingChecksum
+        }
+        guard let expected = NMEAChecksum.parse(line[count - 2], line[count - 1]) else { return .checksumError }
+        var sum: UInt8 = 0
+        for index in 1..<(count - 3) { sum ^= line[index] }
+        guard sum == expected else { return .checksumError }
+        guard let sentence = NMEASentence.parse(line: line) else { return .malformed }
+        return .sentence(sentence)
     }
 }

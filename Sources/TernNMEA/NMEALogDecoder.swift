@@ -59,8 +59,16 @@ public struct NMEALogDecoder: Sendable {
             } else if atLineStart && byte == UInt8(ascii: "#") {
                 frame(UnsafeBufferPointer(rebasing: bytes[segmentStart..<index]), emit: emit)
                 inComment = true
+            } else if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+                atLineStart = true
             } else {
-                atLineStart = byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+                // Inside a line: nothing changes until the next line end.
+                atLineStart = false
+                index += 1
+                while index < count, bytes[index] != UInt8(ascii: "\n"), bytes[index] != UInt8(ascii: "\r") {
+                    index += 1
+                }
+                continue
             }
             index += 1
         }
@@ -82,7 +90,8 @@ public struct NMEALogDecoder: Sendable {
 
     private mutating func frame(_ bytes: UnsafeBufferPointer<UInt8>, emit: (Fix) -> Void) {
         guard !bytes.isEmpty else { return }
-        for sentence in framer.append(bytes) {
+        var index = 0
+        while let sentence = framer.nextSentence(in: bytes, from: &index) {
             let message: NMEAMessage
             do {
                 message = try decoder.decode(sentence)

@@ -14,11 +14,16 @@ public struct NMEATimeOfDay: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// Parses `hhmmss` or `hhmmss.s...` (fractions beyond milliseconds are rounded down).
     public init?(nmea text: Substring) {
+        self.init(nmeaBytes: text.utf8)
+    }
+
+    /// `init(nmea:)` from the field's UTF-8 bytes.
+    init?(nmeaBytes text: some Sequence<UInt8>) {
         var hhmmss = 0
         var millisecond = 0
         var place = 100
         var index = 0
-        for byte in text.utf8 {
+        for byte in text {
             switch index {
             case 0..<6:
                 guard isDigit(byte) else { return nil }

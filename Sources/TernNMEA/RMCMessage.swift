@@ -41,10 +41,11 @@ public struct RMCMessage: NMEAMessageDecodable, Hashable {
 
     public init(_ sentence: NMEASentence, context: NMEADecodingContext) throws(NMEADecodingError) {
         let reader = try NMEAFieldReader(sentence, expecting: Self.sentenceType)
-        guard let status = sentence.field(1) else {
+        // The status letter; 0 for a field longer than one byte (invalid, as any other byte).
+        guard let status = sentence.withField(1, { $0.count == 1 ? $0[0] : 0 }) else {
             throw .missingField(sentence: Self.sentenceType, field: "status")
         }
-        guard status == "A" || status == "V" else { throw reader.invalid("status", 1) }
+        guard status == UInt8(ascii: "A") || status == UInt8(ascii: "V") else { throw reader.invalid("status", 1) }
         var date: NMEADate?
         if let text = sentence.field(8) {
             let reference = context.referenceDate()
@@ -56,7 +57,7 @@ public struct RMCMessage: NMEAMessageDecodable, Hashable {
         self.init(
             talker: sentence.talker,
             time: try reader.time(0),
-            statusActive: status == "A",
+            statusActive: status == UInt8(ascii: "A"),
             coordinate: try reader.coordinate(2),
             speed: try reader.double(6, "speed").map { $0 * Self.metresPerSecondPerKnot },
             course: try reader.double(7, "course"),

@@ -13,6 +13,6 @@ public struct TXTMessage: NMEAMessageDecodable, Hashable {
         let reader = try NMEAFieldReader(sentence, expecting: Self.sentenceType)
         talker = sentence.talker
         kind = try reader.int(2, "type")
-        text = sentence.fields.count > 3 ? sentence.fields[3...].joined(separator: ",") : ""
+        text = sentence.joinedFields(from: 3)
     }
 }

@@ -17,7 +17,7 @@ public struct VTGMessage: NMEAMessageDecodable, Hashable {
         let reader = try NMEAFieldReader(sentence, expecting: Self.sentenceType)
         talker = sentence.talker
         let knots = RMCMessage.metresPerSecondPerKnot
-        if reader.letter(1) == UInt8(ascii: "T") || sentence.fields.count >= 8 {
+        if reader.letter(1) == UInt8(ascii: "T") || sentence.fieldCount >= 8 {
             course = try reader.double(0, "course")
             speed = try reader.double(4, "speed").map { $0 * knots }
             if speed == nil { speed = try reader.double(6, "speed").map { $0 / 3.6 } }
