@@ -198,7 +198,7 @@ import TernSimulation
     }
 }
 
-/// The ground-truth traces copied from ../shared/traces (see Traces/README.md for sources and licences).
+/// The ground-truth traces copied into Traces/ from the team's shared data (see Traces/README.md for sources and licences).
 @Suite struct GroundTruthTraceTests {
     static let directory = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "Traces").path
 
