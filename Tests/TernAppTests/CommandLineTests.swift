@@ -1,20 +1,10 @@
 import Foundation
 import Testing
+import TernTesting
 
 /// The `tern` executable as users and systemd run it: exit codes, messages, signals.
 @Suite struct CommandLineTests {
-    /// The `tern` binary SwiftPM built beside the test bundle.
-    static let binary: URL? = {
-        let beside = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent().appending(path: "tern")
-        let fromSource = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../.build/debug/tern")
-        return [beside, fromSource].first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
-
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    static let binary = TernExecutable.url
 
     private func temporaryDirectory() throws -> String {
         let path = NSTemporaryDirectory() + "tern-cli-\(UUID().uuidString)"
@@ -22,29 +12,8 @@ import Testing
         return path
     }
 
-    private func start(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        return (process, out, err)
-    }
-
-    private func finish(_ process: Process, _ out: Pipe, _ err: Pipe) -> Result {
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
-    }
-
-    private func run(_ arguments: [String]) throws -> Result {
-        let (process, out, err) = try start(arguments)
-        return finish(process, out, err)
+    private func run(_ arguments: [String]) throws -> TernExecutable.Result {
+        try TernExecutable.run(arguments)
     }
 
     private func writeConfig(_ text: String) throws -> String {
@@ -99,7 +68,7 @@ import Testing
             [uplink]
             local_collector = true
             """)
-        let (process, out, err) = try start(["run", "--config", config])
+        let tern = try TernExecutable.start(["run", "--config", config])
         let queue = dataDirectory + "/queue.sqlite"
         let deadline = ContinuousClock.now + .seconds(20)
         var status = try run(["status", "--data-dir", dataDirectory])
@@ -109,8 +78,8 @@ import Testing
             if FileManager.default.fileExists(atPath: queue) { status = try run(["status", "--data-dir", dataDirectory]) }
         }
         #expect(status.stdout.contains("last sequence  1"), "no position stored within 20 s: \(status.stdout)")
-        process.terminate()  // SIGTERM, as systemd stops the service
-        let result = finish(process, out, err)
+        tern.process.terminate()  // SIGTERM, as systemd stops the service
+        let result = tern.finish()
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stderr.contains("gateway stopped"))
     }

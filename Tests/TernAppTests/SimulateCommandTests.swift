@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TernCore
+import TernTesting
 
 @testable import tern
 
@@ -94,28 +95,10 @@ import TernCore
 
 /// `tern simulate` end to end, through the built binary.
 @Suite struct SimulateCommandTests {
-    static let binary = CommandLineTests.binary
+    static let binary = TernExecutable.url
 
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    private func run(_ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["simulate"] + arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+    private func run(_ arguments: [String]) throws -> TernExecutable.Result {
+        try TernExecutable.run(["simulate"] + arguments)
     }
 
     private func temporaryPath(_ name: String) throws -> String {

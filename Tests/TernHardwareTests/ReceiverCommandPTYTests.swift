@@ -1,16 +1,13 @@
 import Foundation
 import Glibc
 import Testing
+import TernTesting
 
 /// `tern receiver` end to end: the real binary opens a PTY whose other side is a scripted fake receiver.
 /// Replies are field lines from the gpsd regression suite (BSD-2-Clause) or carry independently computed checksums.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct ReceiverCommandPTYTests {
-    static let binary: URL? = {
-        let beside = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent().appending(path: "tern")
-        let fromSource = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../.build/debug/tern")
-        return [beside, fromSource].first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
+    static let binary = TernExecutable.url
 
     static let firmware = Array("$PMTK705,AXN_2.51_3339_19071200,0002,QUECTEL-L70,1.0*32\r\n".utf8)
 

@@ -1,0 +1,58 @@
+import Foundation
+
+/// The `tern` binary SwiftPM built beside the test bundle, and a way to run it, for end-to-end tests.
+public enum TernExecutable {
+    /// Where `tern` is, or nil when it was not built (tests using it are then skipped with that reason).
+    public static let url: URL? = {
+        let beside = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent().appending(path: "tern")
+        let fromSource = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../.build/debug/tern")
+        return [beside, fromSource].first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+
+    /// What a finished run printed and returned.
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+    }
+
+    /// A started `tern` whose output is being collected.
+    public struct Running {
+        public let process: Process
+        private let out: Pipe
+        private let err: Pipe
+
+        fileprivate init(process: Process, out: Pipe, err: Pipe) {
+            self.process = process
+            self.out = out
+            self.err = err
+        }
+
+        /// Waits for the process to end and returns its output.
+        public func finish() -> Result {
+            let stdout = out.fileHandleForReading.readDataToEndOfFile()
+            let stderr = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Result(
+                status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                stderr: String(decoding: stderr, as: UTF8.self))
+        }
+    }
+
+    /// Starts `tern ARGUMENTS` with stdout and stderr captured.
+    public static func start(_ arguments: [String]) throws -> Running {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        return Running(process: process, out: out, err: err)
+    }
+
+    /// Runs `tern ARGUMENTS` to the end.
+    public static func run(_ arguments: [String]) throws -> Result {
+        try start(arguments).finish()
+    }
+}
