@@ -16,7 +16,10 @@
 ///      and T ≤ `stopRisk · B / v` so that a stop inside the interval stays near the budget.
 ///   3. Still: T = `stillGrowth` × time still so far (a departure costs at most that interval of
 ///      error), clamped to [min, max]; the first moving fix brings T back to (2) at once.
-///   4. No sky: after a timeout, retry after min(interval · 2ⁿ, `maxBackoff`) for n timeouts in a row.
+///   4. No sky: a hot start gives up after `hotStartTimeout` (a fix is seconds away when the sky is there);
+///      the attempt after a first timeout allows a warm start (the ephemeris may have been lost); retries
+///      wait `noSkyGrowth` × the time since the last fix, within [`noSkyMinimumWait`, `maxBackoff`].
+///      Gaps without sky are not charged to the bad-time account (no interval would have shortened them).
 ///   5. Ephemeris: off past `hotStartWindow` since the last decode means a warm start (longer
 ///      timeout). When the next fix would fall past the window, this cycle is stretched into an
 ///      `ephemerisRefresh` tracking session (cheaper than the warm start it avoids).
@@ -35,8 +38,17 @@ public struct FixScheduler: Sendable, Hashable {
         public var energy: ReceiverEnergy
         /// Acquisition timeout when the ephemeris is stale (warm or cold start expected).
         public var staleEphemerisTimeout: Duration
+        /// Adaptive: acquisition timeout when a hot start is expected (fresh ephemeris): a hot start
+        /// that has not produced a fix by then means no sky, not a slow start.
+        public var hotStartTimeout: Duration
         /// Longest wait between attempts after acquisition timeouts in a row.
         public var maxBackoff: Duration
+        /// Adaptive: after a timeout the next attempt waits this share of the time since the last fix
+        /// (at least `noSkyMinimumWait`, at most `maxBackoff`): the longer the sky has been missing,
+        /// the rarer the attempts, yet the sky coming back is noticed soon after a short absence.
+        public var noSkyGrowth: Double
+        /// Adaptive: the shortest wait between attempts without sky.
+        public var noSkyMinimumWait: Duration
         /// Adaptive: share of the error budget the interpolation may use while moving (rest: fix noise).
         public var moveBudgetShare: Double
         /// Adaptive: the least acceleration assumed while moving, m/s² (manoeuvres not yet seen).
@@ -57,7 +69,8 @@ public struct FixScheduler: Sendable, Hashable {
         public init(
             policy: FixPolicy, acquisitionTimeout: Duration = .seconds(90), accuracyTarget: Double = 15,
             energy: ReceiverEnergy = .mt3339, staleEphemerisTimeout: Duration = .seconds(120),
-            maxBackoff: Duration = .seconds(3600), moveBudgetShare: Double = 0.7,
+            hotStartTimeout: Duration = .seconds(20), maxBackoff: Duration = .seconds(900),
+            noSkyGrowth: Double = 0.2, noSkyMinimumWait: Duration = .seconds(30), moveBudgetShare: Double = 0.7,
             minAcceleration: Double = 0.01, stopRisk: Double = 40, stillGrowth: Double = 1,
             stillMinimum: Duration = .seconds(30), departureAcceleration: Double = 0.5,
             badTimeShare: Double = 0.05, badTimeCredit: Duration = .seconds(300)
@@ -67,7 +80,10 @@ public struct FixScheduler: Sendable, Hashable {
             self.accuracyTarget = accuracyTarget
             self.energy = energy
             self.staleEphemerisTimeout = staleEphemerisTimeout
+            self.hotStartTimeout = hotStartTimeout
             self.maxBackoff = maxBackoff
+            self.noSkyGrowth = noSkyGrowth
+            self.noSkyMinimumWait = noSkyMinimumWait
             self.moveBudgetShare = moveBudgetShare
             self.minAcceleration = minAcceleration
             self.stopRisk = stopRisk
@@ -115,6 +131,7 @@ public struct FixScheduler: Sendable, Hashable {
     private var sessionFixAt: Duration?
     private var startedAt: Duration?
     private var lastFixAt: Duration?
+    private var timeoutsAtLastFix = 0
     /// Adaptive: estimated seconds so far in which the interpolated track was off by more than the budget.
     public private(set) var badTime: Double = 0
 
@@ -226,8 +243,11 @@ public struct FixScheduler: Sendable, Hashable {
         sessionFixAt = nil
         best = nil
         deliveringFallback = false
-        let stale = ephemerisTime.map { now - $0 > options.energy.hotStartWindow } ?? true
-        let timeout = stale ? max(options.acquisitionTimeout, options.staleEphemerisTimeout) : options.acquisitionTimeout
+        // Stale as far as the scheduler knows; and once after a timeout: the miss may have been a warm
+        // start the scheduler did not expect (the receiver lost its ephemeris), not a missing sky.
+        let stale = (ephemerisTime.map { now - $0 > options.energy.hotStartWindow } ?? true) || consecutiveTimeouts == 1
+        var timeout = stale ? max(options.acquisitionTimeout, options.staleEphemerisTimeout) : options.acquisitionTimeout
+        if case .adaptive = options.policy, !stale { timeout = min(timeout, options.hotStartTimeout) }
         let deadline = now + timeout
         state = .acquiring(since: now, deadline: deadline)
         return [.powerOn, .wake(at: deadline)]
@@ -238,7 +258,7 @@ public struct FixScheduler: Sendable, Hashable {
     private mutating func noteTracking(now: Duration) {
         guard let first = sessionFixAt else {
             sessionFixAt = now
-            if now - poweredAt > options.energy.hotStartTTFF * 6 { ephemerisTime = now }
+            if now - poweredAt > max(options.energy.hotStartTTFF * 6, options.energy.warmStartTTFF / 2) { ephemerisTime = now }
             return
         }
         if now - first >= options.energy.ephemerisRefresh {
@@ -257,6 +277,7 @@ public struct FixScheduler: Sendable, Hashable {
             accountBadTime(wasStill: wasStill, now: now)
         }
         lastFixAt = now
+        timeoutsAtLastFix = timeouts
         let next = nextDue(now: now)
         let e = options.energy
         if case .adaptive = options.policy {
@@ -280,7 +301,9 @@ public struct FixScheduler: Sendable, Hashable {
     /// Charges the gap just closed with the time its interpolation likely spent beyond the budget:
     /// a start or stop inside it (all but the time to cover 2 budgets), or a bend deeper than the budget.
     private mutating func accountBadTime(wasStill: Bool, now: Duration) {
-        guard case let .adaptive(budget, _, _) = options.policy, let since = lastFixAt, now > since else { return }
+        // A gap without sky is not the interval's doing: a shorter interval would not have shortened it.
+        guard case let .adaptive(budget, _, _) = options.policy, let since = lastFixAt, now > since,
+              timeoutsAtLastFix == timeouts else { return }
         let gap = (now - since).seconds
         let v = max(motion.speed, motion.previous?.speed ?? 0, 0.1)
         if wasStill != motion.isStill, motion.previous != nil {
@@ -317,11 +340,11 @@ public struct FixScheduler: Sendable, Hashable {
         switch options.policy {
         case .fixed, .alwaysOn:
             return sleep(until: nextDue(now: now))
-        case .adaptive:
+        case let .adaptive(_, minInterval, _):
             consecutiveTimeouts += 1
-            let base = max(interval(now: now), options.acquisitionTimeout)
-            let factor = Double(1 << min(consecutiveTimeouts, 20))
-            let wait = min(base * factor, max(options.maxBackoff, base))
+            let minimumWait = max(minInterval, options.noSkyMinimumWait)
+            let missing = now - (lastFixAt ?? startedAt ?? now)
+            let wait = min(max(minimumWait, missing * options.noSkyGrowth), max(options.maxBackoff, minimumWait))
             return sleep(until: now + wait)
         }
     }

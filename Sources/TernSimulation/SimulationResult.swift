@@ -36,6 +36,9 @@ public struct SimulationResult: Sendable, Hashable, Codable {
     public var fixesAccepted = 0
     public var starts = Starts()
     public var errorM = ErrorStats()
+    /// The track error over the seconds with sky only (equal to `errorM` without no-sky periods):
+    /// indoors no receiver sees where the thing is, so that error measures the floor plan, not the policy.
+    public var errorSkyM = ErrorStats()
     public var energyPerFixMJ = 0.0
     /// V × I_acquisition × median hot TTFF: the least a fix from off can cost.
     public var floorMJ = 0.0
@@ -58,6 +61,7 @@ public struct SimulationResult: Sendable, Hashable, Codable {
         case fixesAttempted = "fixes_attempted"
         case fixesAccepted = "fixes_accepted"
         case errorM = "error_m"
+        case errorSkyM = "error_sky_m"
         case energyPerFixMJ = "energy_per_fix_mj"
         case floorMJ = "floor_mj"
         case floorRatio = "floor_ratio"

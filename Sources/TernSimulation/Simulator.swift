@@ -212,6 +212,8 @@ struct SimulationRun {
         r.fixesAttempted = { if case .alwaysOn = options.policy { return accepted.count } else { return powerOns } }()
         r.starts = starts
         r.errorM = trackError(trace: trace, fixes: accepted)
+        r.errorSkyM = options.noSky.isEmpty
+            ? r.errorM : trackError(trace: trace, fixes: accepted) { t in !options.noSky.contains { $0.contains(t) } }
         r.energyPerFixMJ = accepted.isEmpty ? 0 : r.energyMJ / Double(accepted.count)
         let e = model.energy
         r.floorMJ = e.voltage * e.acquisitionCurrent * model.hotTTFFMedian
@@ -241,7 +243,10 @@ struct SimulatedReceiver {
 
 /// Distance at every whole second between the truth and the track linearly interpolated between
 /// accepted fixes (before the first / after the last fix: that fix).
-func trackError(trace: Trace, fixes: [SimulationResult.AcceptedFix]) -> SimulationResult.ErrorStats {
+/// `counting` picks the seconds that count (all by default).
+func trackError(
+    trace: Trace, fixes: [SimulationResult.AcceptedFix], counting: (Double) -> Bool = { _ in true }
+) -> SimulationResult.ErrorStats {
     let seconds = Int(trace.duration.rounded(.down))
     guard !fixes.isEmpty, seconds >= 0 else { return .init() }
     var errors: [Double] = []
@@ -257,9 +262,11 @@ func trackError(trace: Trace, fixes: [SimulationResult.AcceptedFix]) -> Simulati
             let fraction = (t - a.time) / (b.time - a.time)
             estimate = Geodesy.interpolate(estimate, Coordinate(latitude: b.latitude, longitude: b.longitude), fraction: fraction)
         }
+        guard counting(t) else { continue }
         let truth = trace.position(at: trace.start.addingTimeInterval(t))
         errors.append(Geodesy.distance(truth, estimate))
     }
+    guard !errors.isEmpty else { return .init() }
     errors.sort()
     func percentile(_ p: Double) -> Double { errors[min(errors.count - 1, Int((p * Double(errors.count - 1)).rounded()))] }
     return .init(p50: percentile(0.5), p95: percentile(0.95), max: errors.last ?? 0)

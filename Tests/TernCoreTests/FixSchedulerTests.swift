@@ -47,24 +47,38 @@ import TernTesting
         #expect(fix(&sut, at: 61.5) == [.powerOff, .wake(at: .seconds(120))])
     }
 
-    @Test func noSkyNeverKeepsTheReceiverOnPastTheTimeoutAndBacksOff() {
-        var sut = makeSUT(timeout: 30)
+    /// Runs `count` attempts without sky after a first fix; returns (on-time, wait after) per attempt.
+    private func noSkyAttempts(_ sut: inout FixScheduler, count: Int) -> [(on: Duration, wait: Duration)] {
         _ = sut.handle(.start(now: .zero))
         var t = wakeTime(fix(&sut, at: 35)) ?? .zero  // cold start done: ephemeris fresh
-        var waits: [Duration] = []
-        for _ in 0..<5 {
+        var attempts: [(on: Duration, wait: Duration)] = []
+        for _ in 0..<count {
             let on = sut.handle(.timerFired(now: t))
             #expect(on.first == .powerOn)
             let deadline = wakeTime(on) ?? .zero
-            #expect(deadline - t == .seconds(30))
             let off = sut.handle(.timerFired(now: deadline))
             #expect(off.first == .powerOff)
             let next = wakeTime(off) ?? .zero
-            waits.append(next - deadline)
+            attempts.append((deadline - t, next - deadline))
             t = next
         }
-        #expect(sut.timeouts == 5)
-        #expect(zip(waits, waits.dropFirst()).allSatisfy { $0 < $1 || $1 == .seconds(3600) })
+        return attempts
+    }
+
+    @Test func noSkyNeverKeepsTheReceiverOnPastTheTimeout() {
+        var sut = makeSUT(timeout: 30)
+        let attempts = noSkyAttempts(&sut, count: 6)
+        #expect(sut.timeouts == 6)
+        // A hot start gives up after 20 s; the attempt after the first miss allows a warm start (120 s).
+        #expect(attempts.map(\.on) == [.seconds(20), .seconds(120), .seconds(20), .seconds(20), .seconds(20), .seconds(20)])
+    }
+
+    @Test func noSkyAttemptsGrowSparserUpToTheMaximumBackoff() {
+        var sut = makeSUT(timeout: 30)
+        let waits = noSkyAttempts(&sut, count: 40).map(\.wait)
+        #expect(waits.first == .seconds(30))
+        #expect(zip(waits, waits.dropFirst()).allSatisfy { $0 <= $1 })
+        #expect(waits.last == .seconds(900))
     }
 
     @Test func stationaryIntervalsGrowUpToTheMaximum() {
