@@ -13,7 +13,9 @@
 ///   2. Moving (receiver SOG ≥ 0.5 m/s, or displacement beyond noise): the next fix is due when the
 ///      track could bend `errorBudget × moveBudgetShare` away from the interpolating chord,
 ///      T = √(8·B / a), a = max(seen acceleration incl. speed × turn rate, `minAcceleration`),
-///      and T ≤ `stopRisk · B / v` so that a stop inside the interval stays near the budget.
+///      and T ≤ `stopRisk · B / v` so that a stop inside the interval stays near the budget; after sharp
+///      turns (a walker at street corners) the leg v·T ≤ 2·B·share / sin(θ/2) for the sharpest turn θ
+///      seen within `cornerMemory` metres of travel.
 ///   3. Still: T = `stillGrowth` × time still so far (a departure costs at most that interval of
 ///      error), clamped to [min, max]; the first moving fix brings T back to (2) at once.
 ///   4. No sky: a hot start gives up after `hotStartTimeout` (a fix is seconds away when the sky is there);
@@ -60,6 +62,8 @@ public struct FixScheduler: Sendable, Hashable {
         public var stillMinimum: Duration
         /// Adaptive: the acceleration assumed on the first moving fix after a stop, m/s².
         public var departureAcceleration: Double
+        /// Adaptive: metres of travel over which a sharp turn seen keeps legs short (`MotionEstimate.cornerMemory`).
+        public var cornerMemory: Double
         /// Adaptive: share of elapsed time the track may be off by more than the budget (p95 allows 5 %);
         /// every interval is capped so that one surprise inside it still fits the account.
         public var badTimeShare: Double
@@ -69,10 +73,11 @@ public struct FixScheduler: Sendable, Hashable {
         public init(
             policy: FixPolicy, acquisitionTimeout: Duration = .seconds(90), accuracyTarget: Double = 15,
             energy: ReceiverEnergy = .mt3339, staleEphemerisTimeout: Duration = .seconds(120),
-            hotStartTimeout: Duration = .seconds(20), maxBackoff: Duration = .seconds(900),
-            noSkyGrowth: Double = 0.2, noSkyMinimumWait: Duration = .seconds(30), moveBudgetShare: Double = 0.7,
+            hotStartTimeout: Duration = .seconds(10), maxBackoff: Duration = .seconds(900),
+            noSkyGrowth: Double = 0.05, noSkyMinimumWait: Duration = .seconds(30), moveBudgetShare: Double = 0.7,
             minAcceleration: Double = 0.01, stopRisk: Double = 40, stillGrowth: Double = 1,
             stillMinimum: Duration = .seconds(30), departureAcceleration: Double = 0.5,
+            cornerMemory: Double = 1000,
             badTimeShare: Double = 0.05, badTimeCredit: Duration = .seconds(300)
         ) {
             self.policy = policy
@@ -90,6 +95,7 @@ public struct FixScheduler: Sendable, Hashable {
             self.stillGrowth = stillGrowth
             self.stillMinimum = stillMinimum
             self.departureAcceleration = departureAcceleration
+            self.cornerMemory = cornerMemory
             self.badTimeShare = badTimeShare
             self.badTimeCredit = badTimeCredit
         }
@@ -110,7 +116,7 @@ public struct FixScheduler: Sendable, Hashable {
 
     public let options: Options
     public private(set) var state: State = .idle
-    public private(set) var motion = MotionEstimate()
+    public private(set) var motion: MotionEstimate
     public private(set) var cyclesWithFix = 0
     public private(set) var timeouts = 0
     /// Tracking sessions stretched deliberately to refresh the ephemeris.
@@ -135,7 +141,10 @@ public struct FixScheduler: Sendable, Hashable {
     /// Adaptive: estimated seconds so far in which the interpolated track was off by more than the budget.
     public private(set) var badTime: Double = 0
 
-    public init(options: Options) { self.options = options }
+    public init(options: Options) {
+        self.options = options
+        motion = MotionEstimate(cornerMemory: options.cornerMemory)
+    }
 
     /// Whether the receiver is meant to be powered now.
     public var isPowered: Bool {
@@ -385,7 +394,11 @@ public struct FixScheduler: Sendable, Hashable {
             let a = max(motion.acceleration, floor)
             seconds = (8 * budget * options.moveBudgetShare / a).squareRoot()
             let v = motion.speed
-            if v > 0 { seconds = min(seconds, options.stopRisk * budget / v) }
+            if v > 0 {
+                seconds = min(seconds, options.stopRisk * budget / v)
+                // Corners: a turn θ inside a leg L puts the chord up to L/2 · sin(θ/2) off the path.
+                if motion.sharpness > 0 { seconds = min(seconds, 2 * budget * options.moveBudgetShare / (motion.sharpness * v)) }
+            }
         }
         seconds = min(seconds, badTimeCap(now: now))
         let clamped = min(max(seconds, minInterval.seconds), maxInterval.seconds)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the recent accepted fixes say about how the tracked thing moves: still or moving, speed,
 /// and the acceleration (along track and across it, from turns) that bends the track away from the
 /// straight line the interpolation draws between fixes. Pure; times are the scheduler's `Duration`s.
@@ -23,7 +25,17 @@ public struct MotionEstimate: Sendable, Hashable {
     /// Acceleration seen between the last two fixes, m/s²: along track and lateral (speed × turn rate).
     public private(set) var acceleration: Double = 0
 
-    public init(stillSpeed: Double = 0.5) { self.stillSpeed = stillSpeed }
+    /// How sharply the thing has turned lately: sin(θ/2) of the largest course change θ seen
+    /// between two moving fixes, fading with the distance travelled since (`cornerMemory`). A corner
+    /// of θ in a leg of length L puts the chord up to L/2 · sin(θ/2) off the path: this scales legs.
+    public private(set) var sharpness: Double = 0
+    /// Metres of travel over which a sharp turn seen fades from `sharpness` (by a factor e).
+    public var cornerMemory: Double
+
+    public init(stillSpeed: Double = 0.5, cornerMemory: Double = 1000) {
+        self.stillSpeed = stillSpeed
+        self.cornerMemory = cornerMemory
+    }
 
     public var isStill: Bool { stillSince != nil }
     public var speed: Double { last?.speed ?? 0 }
@@ -60,6 +72,15 @@ public struct MotionEstimate: Sendable, Hashable {
                 if turn > 180 { turn = 360 - turn }
                 lateral = max(sog, last.speed) * (turn * .pi / 180) / seconds
             }
+            let travelled = Geodesy.distance(last.coordinate, fix.coordinate)
+            let fade = cornerMemory > 0 ? exp(-travelled / cornerMemory) : 0
+            var corner = 0.0
+            if let a = last.course, let b = course {
+                var turn = abs(a - b).truncatingRemainder(dividingBy: 360)
+                if turn > 180 { turn = 360 - turn }
+                corner = sin(turn * .pi / 360)
+            }
+            sharpness = max(corner, sharpness * fade)
             // A chord much longer or shorter than the speeds at its ends also betrays a manoeuvre.
             let chord = Geodesy.distance(last.coordinate, fix.coordinate)
             let expected = (sog + last.speed) / 2 * seconds

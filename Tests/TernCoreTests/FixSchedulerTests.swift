@@ -69,13 +69,13 @@ import TernTesting
         var sut = makeSUT(timeout: 30)
         let attempts = noSkyAttempts(&sut, count: 6)
         #expect(sut.timeouts == 6)
-        // A hot start gives up after 20 s; the attempt after the first miss allows a warm start (120 s).
-        #expect(attempts.map(\.on) == [.seconds(20), .seconds(120), .seconds(20), .seconds(20), .seconds(20), .seconds(20)])
+        // A hot start gives up after 10 s; the attempt after the first miss allows a warm start (120 s).
+        #expect(attempts.map(\.on) == [.seconds(10), .seconds(120), .seconds(10), .seconds(10), .seconds(10), .seconds(10)])
     }
 
     @Test func noSkyAttemptsGrowSparserUpToTheMaximumBackoff() {
         var sut = makeSUT(timeout: 30)
-        let waits = noSkyAttempts(&sut, count: 40).map(\.wait)
+        let waits = noSkyAttempts(&sut, count: 150).map(\.wait)
         #expect(waits.first == .seconds(30))
         #expect(zip(waits, waits.dropFirst()).allSatisfy { $0 <= $1 })
         #expect(waits.last == .seconds(900))
@@ -100,6 +100,45 @@ import TernTesting
         let next = wakeTime(fix(&sut, at: t + 1.5, north: 500, speed: 10))?.seconds ?? .infinity
         #expect((intervals.last ?? 0) > 300)
         #expect(next - (t + 1.5) < 30)
+    }
+
+    @Test func aWalkerWhoTurnedACornerKeepsShortLegsOnTheStraightAfter() {
+        /// The interval after a walker's third fix: north, then (after a corner or not) east, east.
+        func intervalAfterStraightLeg(turned: Bool) -> Double {
+            // No bad-time cap: only the motion decides.
+            var sut = FixScheduler(options: .init(
+                policy: .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)), badTimeShare: 0))
+            _ = sut.handle(.start(now: .zero))
+            var position = (north: 0.0, east: 0.0)
+            var t = 35.0, actions: [FixSchedulerAction] = []
+            let courses: [Double] = turned ? [0, 90, 90] : [0, 0, 0]
+            for (index, course) in courses.enumerated() {
+                if index > 0 {
+                    let wake = sut.state.offUntil ?? .zero
+                    _ = sut.handle(.timerFired(now: wake))
+                    let leg = 1.4 * (wake.seconds + 1.5 - t)
+                    t = wake.seconds + 1.5
+                    if course == 0 { position.north += leg } else { position.east += leg }
+                }
+                let fix = Fix.fixture(seconds: t, metresNorth: position.north, metresEast: position.east, speed: 1.4, course: course)
+                _ = sut.handle(.fixReceived(fix, now: .seconds(t)))
+                actions = sut.handle(.delivered(accepted: true, now: .seconds(t)))
+            }
+            return (wakeTime(actions)?.seconds ?? 0) - t
+        }
+        // The corner is remembered: 2 · 30 m · 0.7 / (sin 45° · 1.4 m/s) ≈ 42 s, faded a little.
+        #expect(intervalAfterStraightLeg(turned: true) < 50)
+        #expect(intervalAfterStraightLeg(turned: false) > 100)
+    }
+
+    @Test func aSlowHotStartIsNotTakenForAnEphemerisDecode() {
+        var sut = makeSUT()
+        _ = sut.handle(.start(now: .zero))
+        _ = fix(&sut, at: 35)  // cold start: the receiver decoded the ephemeris
+        let wake = sut.state.offUntil ?? .zero
+        _ = sut.handle(.timerFired(now: wake))
+        _ = fix(&sut, at: wake.seconds + 12)  // a slow hot start, well short of a warm start's 33 s
+        #expect(sut.ephemerisTime == .seconds(35))
     }
 
     @Test func breakEvenKeepsTheReceiverOnWhenTheNextFixIsDueSooner() {

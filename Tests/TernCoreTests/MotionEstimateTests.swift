@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TernCore
 import TernTesting
@@ -23,5 +24,21 @@ import TernTesting
         sut.update(with: .fixture(seconds: 0, speed: 10), at: .seconds(0))
         sut.update(with: .fixture(seconds: 10, metresNorth: 150, speed: 20), at: .seconds(10))
         #expect(sut.acceleration >= 1)
+    }
+
+    @Test func aRightAngleTurnMakesTheSharpnessSinOf45Degrees() {
+        var sut = MotionEstimate()
+        sut.update(with: .fixture(seconds: 0, speed: 1.4, course: 0), at: .seconds(0))
+        sut.update(with: .fixture(seconds: 60, metresNorth: 42, metresEast: 42, speed: 1.4, course: 90), at: .seconds(60))
+        #expect(abs(sut.sharpness - 0.5.squareRoot()) < 1e-9)
+    }
+
+    @Test func sharpnessFadesWithTheDistanceTravelledStraight() {
+        var sut = MotionEstimate(cornerMemory: 1000)
+        sut.update(with: .fixture(seconds: 0, speed: 10, course: 0), at: .seconds(0))
+        sut.update(with: .fixture(seconds: 60, metresEast: 600, speed: 10, course: 90), at: .seconds(60))
+        let afterTurn = sut.sharpness
+        sut.update(with: .fixture(seconds: 160, metresEast: 1600, speed: 10, course: 90), at: .seconds(160))
+        #expect(abs(sut.sharpness - afterTurn * exp(-1)) < 1e-3)
     }
 }
