@@ -105,7 +105,7 @@ struct PolicyBench: ParsableCommand {
     }
 
     /// The trace files (name order), then the scenarios.
-    private func loadInputs() -> [PolicyInput] {
+    func loadInputs() -> [PolicyInput] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: traces))?
             .filter { $0.hasSuffix(".gpx") || $0.hasSuffix(".csv") }.sorted() ?? []
         guard !names.isEmpty else {

@@ -11,7 +11,7 @@ struct TernBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tern-bench",
         abstract: "Benchmarks that print one JSON object.",
-        subcommands: [NMEABench.self, PolicyBench.self])
+        subcommands: [NMEABench.self, PolicyBench.self, BoundsBench.self])
 }
 
 struct NMEABench: ParsableCommand {
