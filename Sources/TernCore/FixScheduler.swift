@@ -16,8 +16,10 @@
 ///      and T ≤ `stopRisk · B / v` so that a stop inside the interval stays near the budget; after sharp
 ///      turns (a walker at street corners) the leg v·T ≤ 2·B·share / sin(θ/2) for the sharpest turn θ
 ///      seen within `cornerMemory` metres of travel.
-///   3. Still: T = `stillGrowth` × time still so far (a departure costs at most that interval of
-///      error), clamped to [min, max]; the first moving fix brings T back to (2) at once.
+///   3. Still: a departure costs about the interval in error, so T = `stillLegs` × budget / the usual
+///      moving speed (a ship that sails at 4 m/s waits 150 s, a car at 15 m/s 40 s), growing with the
+///      time still so far (`stillGrowth` ×) for long stops, clamped to [min, max]; the first moving
+///      fix brings T back to (2) at once.
 ///   4. No sky: a hot start gives up after `hotStartTimeout` (a fix is seconds away when the sky is there);
 ///      the attempt after a first timeout allows a warm start (the ephemeris may have been lost); retries
 ///      wait `noSkyGrowth` × the time since the last fix, within [`noSkyMinimumWait`, `maxBackoff`].
@@ -64,6 +66,13 @@ public struct FixScheduler: Sendable, Hashable {
         public var departureAcceleration: Double
         /// Adaptive: metres of travel over which a sharp turn seen keeps legs short (`MotionEstimate.cornerMemory`).
         public var cornerMemory: Double
+        /// Adaptive: while still, the interval is at least this × budget / the usual moving speed
+        /// (0: off): the distance a departure covers before the next fix, in budgets.
+        public var stillLegs: Double
+        /// Adaptive: the usual moving speed assumed before any movement was seen, m/s.
+        public var assumedSpeed: Double
+        /// Adaptive: smoothing of the usual moving speed per moving fix (exponential, 0…1).
+        public var speedSmoothing: Double
         /// Adaptive: share of elapsed time the track may be off by more than the budget (p95 allows 5 %);
         /// every interval is capped so that one surprise inside it still fits the account.
         public var badTimeShare: Double
@@ -75,9 +84,10 @@ public struct FixScheduler: Sendable, Hashable {
             energy: ReceiverEnergy = .mt3339, staleEphemerisTimeout: Duration = .seconds(120),
             hotStartTimeout: Duration = .seconds(10), maxBackoff: Duration = .seconds(900),
             noSkyGrowth: Double = 0.05, noSkyMinimumWait: Duration = .seconds(30), moveBudgetShare: Double = 0.7,
-            minAcceleration: Double = 0.01, stopRisk: Double = 40, stillGrowth: Double = 1,
+            minAcceleration: Double = 0.01, stopRisk: Double = 20, stillGrowth: Double = 0.05,
             stillMinimum: Duration = .seconds(30), departureAcceleration: Double = 0.5,
             cornerMemory: Double = 1000,
+            stillLegs: Double = 20, assumedSpeed: Double = 5, speedSmoothing: Double = 0.1,
             badTimeShare: Double = 0.05, badTimeCredit: Duration = .seconds(300)
         ) {
             self.policy = policy
@@ -96,6 +106,9 @@ public struct FixScheduler: Sendable, Hashable {
             self.stillMinimum = stillMinimum
             self.departureAcceleration = departureAcceleration
             self.cornerMemory = cornerMemory
+            self.stillLegs = stillLegs
+            self.assumedSpeed = assumedSpeed
+            self.speedSmoothing = speedSmoothing
             self.badTimeShare = badTimeShare
             self.badTimeCredit = badTimeCredit
         }
@@ -140,6 +153,8 @@ public struct FixScheduler: Sendable, Hashable {
     private var timeoutsAtLastFix = 0
     /// Adaptive: estimated seconds so far in which the interpolated track was off by more than the budget.
     public private(set) var badTime: Double = 0
+    /// Adaptive: the speed the thing usually moves at (smoothed over moving fixes), m/s.
+    public private(set) var typicalSpeed: Double?
 
     public init(options: Options) {
         self.options = options
@@ -314,6 +329,9 @@ public struct FixScheduler: Sendable, Hashable {
         guard case let .adaptive(budget, _, _) = options.policy, let since = lastFixAt, now > since,
               timeoutsAtLastFix == timeouts else { return }
         let gap = (now - since).seconds
+        if !motion.isStill, motion.speed >= motion.stillSpeed {
+            typicalSpeed = typicalSpeed.map { $0 + options.speedSmoothing * (motion.speed - $0) } ?? motion.speed
+        }
         let v = max(motion.speed, motion.previous?.speed ?? 0, 0.1)
         if wasStill != motion.isStill, motion.previous != nil {
             badTime += max(0, gap - 2 * budget / v)
@@ -386,7 +404,12 @@ public struct FixScheduler: Sendable, Hashable {
         }
         var seconds: Double
         if motion.isStill {
-            seconds = max(options.stillGrowth * motion.stillFor(at: now).seconds, options.stillMinimum.seconds)
+            seconds = options.stillGrowth * motion.stillFor(at: now).seconds
+            if options.stillLegs > 0 {
+                // A departure costs about the interval once the thing is off at its usual speed.
+                seconds = max(seconds, options.stillLegs * budget / max(typicalSpeed ?? options.assumedSpeed, 0.5))
+            }
+            seconds = max(seconds, options.stillMinimum.seconds)
         } else {
             // Just set off (or no history): assume it may still be speeding up.
             let departing = motion.previous.map { $0.speed < motion.stillSpeed } ?? true

@@ -131,6 +131,27 @@ import TernTesting
         #expect(intervalAfterStraightLeg(turned: false) > 100)
     }
 
+    @Test func aStopWaitsAboutTwentyBudgetsOfTheUsualTravelTime() {
+        /// The interval after the thing, having moved at `speed`, is seen still.
+        func stillIntervalAfterMoving(at speed: Double) -> Double {
+            var sut = FixScheduler(options: .init(
+                policy: .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)), badTimeShare: 0))
+            _ = sut.handle(.start(now: .zero))
+            _ = fix(&sut, at: 35, speed: speed)
+            var wake = sut.state.offUntil ?? .zero
+            _ = sut.handle(.timerFired(now: wake))
+            let stop = speed * (wake.seconds - 33.5)
+            _ = fix(&sut, at: wake.seconds + 1.5, north: stop, speed: speed)
+            wake = sut.state.offUntil ?? .zero
+            _ = sut.handle(.timerFired(now: wake))
+            let at = wake.seconds + 1.5
+            return (wakeTime(fix(&sut, at: at, north: stop, speed: 0))?.seconds ?? 0) - at
+        }
+        // 20 × 30 m at 15 m/s is 40 s; at 1.4 m/s, 429 s.
+        #expect(abs(stillIntervalAfterMoving(at: 15) - 40) < 1)
+        #expect(abs(stillIntervalAfterMoving(at: 1.4) - 428.6) < 1)
+    }
+
     @Test func aSlowHotStartIsNotTakenForAnEphemerisDecode() {
         var sut = makeSUT()
         _ = sut.handle(.start(now: .zero))
