@@ -214,6 +214,7 @@ extension TernConfig {
             policy: policy,
             acquisitionTimeout: try table.duration("acquisition_timeout", default: .seconds(90), range: .seconds(5) ... .seconds(3_600)),
             accuracyTarget: try table.double("accuracy_target_m", default: 15, range: 1...1_000),
-            energy: energy)
+            energy: energy,
+            hotStartTimeout: try table.duration("hot_start_timeout", default: .seconds(10), range: .seconds(3) ... .seconds(3_600)))
     }
 }

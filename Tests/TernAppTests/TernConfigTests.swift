@@ -44,6 +44,14 @@ import TernCore
 
     // MARK: [scheduler]
 
+    @Test func hotStartTimeoutIsReadAndRangeChecked() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[scheduler]\nhot_start_timeout = \"25s\"\n")
+        #expect(sut.scheduler.hotStartTimeout == .seconds(25))
+        #expect(throws: ConfigError.self) {
+            try TernConfig.parse(Self.minimal + "\n[scheduler]\nhot_start_timeout = \"1s\"\n")
+        }
+    }
+
     @Test func adaptivePolicyKeysAreRead() throws {
         let sut = try TernConfig.parse(
             Self.minimal + "\n[scheduler]\npolicy = \"adaptive\"\nerror_budget_m = 50\nmin_interval = \"10s\"\nmax_interval = \"1h\"\n")
