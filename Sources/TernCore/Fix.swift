@@ -89,6 +89,10 @@ public struct Fix: Sendable, Hashable, Codable {
     public var vdop: Double?
     /// Satellites in view (all constellations).
     public var satellitesInView: Int?
+    /// Satellites whose signal the receiver tracks (a GSV SNR given), all constellations. During an
+    /// acquisition (quality `.invalid`, no position yet) this tells a slow start under the sky from
+    /// no sky at all.
+    public var satellitesHeard: Int?
     /// Satellites used in the solution, per constellation (from GSA).
     public var usedByConstellation: [Constellation: Int]?
     /// Satellites in view, per constellation (from GSV).

@@ -20,8 +20,10 @@
 ///      moving speed (a ship that sails at 4 m/s waits 150 s, a car at 15 m/s 40 s), growing with the
 ///      time still so far (`stillGrowth` ×) for long stops, clamped to [min, max]; the first moving
 ///      fix brings T back to (2) at once.
-///   4. No sky: a hot start gives up after `hotStartTimeout` (a fix is seconds away when the sky is there);
-///      the attempt after a first timeout allows a warm start (the ephemeris may have been lost); retries
+///   4. No sky: a hot start gives up after `hotStartTimeout` (a fix is seconds away when the sky is there)
+///      unless the no-fix epochs say `satellitesForSky` satellites are heard: then the start is merely
+///      slow (stale ephemeris) and may take a warm start's time. A receiver that does not report what
+///      it hears gets one warm-length attempt after a first timeout instead. Retries
 ///      wait `noSkyGrowth` × the time since the last fix, within [`noSkyMinimumWait`, `maxBackoff`].
 ///      Gaps without sky are not charged to the bad-time account (no interval would have shortened them).
 ///   5. Ephemeris: off past `hotStartWindow` since the last decode means a warm start (longer
@@ -47,6 +49,9 @@ public struct FixScheduler: Sendable, Hashable {
         public var hotStartTimeout: Duration
         /// Longest wait between attempts after acquisition timeouts in a row.
         public var maxBackoff: Duration
+        /// Adaptive: an acquisition that hears this many satellites (no-fix epochs' `satellitesHeard`) is
+        /// under the sky: it may take as long as a warm start instead of `hotStartTimeout`.
+        public var satellitesForSky: Int
         /// Adaptive: after a timeout the next attempt waits this share of the time since the last fix
         /// (at least `noSkyMinimumWait`, at most `maxBackoff`): the longer the sky has been missing,
         /// the rarer the attempts, yet the sky coming back is noticed soon after a short absence.
@@ -82,8 +87,8 @@ public struct FixScheduler: Sendable, Hashable {
         public init(
             policy: FixPolicy, acquisitionTimeout: Duration = .seconds(90), accuracyTarget: Double = 15,
             energy: ReceiverEnergy = .mt3339, staleEphemerisTimeout: Duration = .seconds(120),
-            hotStartTimeout: Duration = .seconds(10), maxBackoff: Duration = .seconds(900),
-            noSkyGrowth: Double = 0.05, noSkyMinimumWait: Duration = .seconds(30), moveBudgetShare: Double = 0.7,
+            hotStartTimeout: Duration = .seconds(10), satellitesForSky: Int = 3, maxBackoff: Duration = .seconds(900),
+            noSkyGrowth: Double = 0.03, noSkyMinimumWait: Duration = .seconds(30), moveBudgetShare: Double = 0.7,
             minAcceleration: Double = 0.01, stopRisk: Double = 20, stillGrowth: Double = 0.05,
             stillMinimum: Duration = .seconds(30), departureAcceleration: Double = 0.5,
             cornerMemory: Double = 1000,
@@ -96,6 +101,7 @@ public struct FixScheduler: Sendable, Hashable {
             self.energy = energy
             self.staleEphemerisTimeout = staleEphemerisTimeout
             self.hotStartTimeout = hotStartTimeout
+            self.satellitesForSky = satellitesForSky
             self.maxBackoff = maxBackoff
             self.noSkyGrowth = noSkyGrowth
             self.noSkyMinimumWait = noSkyMinimumWait
@@ -151,6 +157,10 @@ public struct FixScheduler: Sendable, Hashable {
     private var startedAt: Duration?
     private var lastFixAt: Duration?
     private var timeoutsAtLastFix = 0
+    /// Whether the receiver reports the satellites it hears while acquiring (then a timeout without
+    /// any heard is no sky for sure), and whether the current attempt heard enough of them.
+    private var reportsSignals = false
+    private var heardSky = false
     /// Adaptive: estimated seconds so far in which the interpolated track was off by more than the budget.
     public private(set) var badTime: Double = 0
     /// Adaptive: the speed the thing usually moves at (smoothed over moving fixes), m/s.
@@ -216,6 +226,17 @@ public struct FixScheduler: Sendable, Hashable {
             state = .settling(since: since, deadline: deadline)
             return []
 
+        case let (.acquiring(since, deadline), .fixReceived(fix, _)):
+            // Still acquiring: satellites heard mean the sky is there, the start is just slow (warm).
+            guard let heard = fix.satellitesHeard else { return [] }
+            reportsSignals = true
+            guard case .adaptive = options.policy, !heardSky, heard >= options.satellitesForSky else { return [] }
+            heardSky = true
+            let warm = since + max(options.acquisitionTimeout, options.staleEphemerisTimeout)
+            guard warm > deadline else { return [] }
+            state = .acquiring(since: since, deadline: warm)
+            return [.wake(at: warm)]
+
         case let (.acquiring, .delivered(accepted, now)), let (.settling, .delivered(accepted, now)):
             awaitingVerdict = false
             if accepted { return gotFix(now: now) }
@@ -267,9 +288,12 @@ public struct FixScheduler: Sendable, Hashable {
         sessionFixAt = nil
         best = nil
         deliveringFallback = false
-        // Stale as far as the scheduler knows; and once after a timeout: the miss may have been a warm
-        // start the scheduler did not expect (the receiver lost its ephemeris), not a missing sky.
-        let stale = (ephemerisTime.map { now - $0 > options.energy.hotStartWindow } ?? true) || consecutiveTimeouts == 1
+        heardSky = false
+        // Stale as far as the scheduler knows; and once after a timeout when the receiver does not say
+        // what it hears: the miss may have been a warm start the scheduler did not expect (the receiver
+        // lost its ephemeris), not a missing sky.
+        let stale = (ephemerisTime.map { now - $0 > options.energy.hotStartWindow } ?? true)
+            || (consecutiveTimeouts == 1 && !reportsSignals)
         var timeout = stale ? max(options.acquisitionTimeout, options.staleEphemerisTimeout) : options.acquisitionTimeout
         if case .adaptive = options.policy, !stale { timeout = min(timeout, options.hotStartTimeout) }
         let deadline = now + timeout

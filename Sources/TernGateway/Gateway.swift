@@ -75,10 +75,12 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
 
     /// Handles one fix from the receiver. Exposed for the run loop; tests drive it through a fake receiver.
     func handle(_ fix: Fix) async {
-        defer { current.fixesSeen += 1 }
+        // No-fix epochs (still acquiring) only tell the scheduler whether satellites are heard.
+        let usable = fix.quality.isUsable
+        defer { if usable { current.fixesSeen += 1 } else { current.noFixEpochs += 1 } }
         // A receiver that cannot be switched off (no supply switch) keeps talking while "off".
         guard scheduler.isPowered else {
-            current.fixesUnwanted += 1
+            if usable { current.fixesUnwanted += 1 }
             return
         }
         await perform(scheduler.handle(.fixReceived(fix, now: elapsed)))

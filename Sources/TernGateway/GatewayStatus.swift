@@ -9,6 +9,8 @@ public struct GatewayStatus: Sendable, Hashable, Codable {
     public var acquisitionTimeouts = 0
     /// Every fix the receiver reported.
     public var fixesSeen = 0
+    /// Receiver epochs without a fix (acquiring), which only say how many satellites are heard.
+    public var noFixEpochs = 0
     /// Fixes that arrived while the scheduler had the receiver off (a receiver without a supply
     /// switch keeps talking).
     public var fixesUnwanted = 0

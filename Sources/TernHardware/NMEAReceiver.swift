@@ -135,5 +135,6 @@ extension NMEAReceiverStats {
         assembler.fixesEmitted += delta.assembler.fixesEmitted
         assembler.invalidEpochs += delta.assembler.invalidEpochs
         assembler.undatedEpochs += delta.assembler.undatedEpochs
+        assembler.noFixEpochsReported += delta.assembler.noFixEpochsReported
     }
 }

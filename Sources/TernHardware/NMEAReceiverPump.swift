@@ -45,7 +45,7 @@ actor NMEAReceiverPump {
         self.record = record
         self.decoder = NMEADecoder(context: NMEADecodingContext(referenceDate: options.referenceDate))
         self.framer = NMEAFramer(maxLineLength: options.maxLineLength)
-        self.assembler = NMEAFixAssembler(uere: options.uere)
+        self.assembler = NMEAFixAssembler(uere: options.uere, reportsNoFixEpochs: true)
     }
 
     /// The next fix; nil when the consumer was cancelled or the port closed.
@@ -167,6 +167,7 @@ extension NMEAFixAssemblerStats {
         result.fixesEmitted = fixesEmitted - other.fixesEmitted
         result.invalidEpochs = invalidEpochs - other.invalidEpochs
         result.undatedEpochs = undatedEpochs - other.undatedEpochs
+        result.noFixEpochsReported = noFixEpochsReported - other.noFixEpochsReported
         return result
     }
 }

@@ -9,6 +9,8 @@ public struct NMEAFixAssemblerStats: Sendable, Hashable {
     /// Epochs the receiver itself marked invalid (RMC/GLL status `V`, mode `N`, GGA quality 0,
     /// GSA "no fix") or without position.
     public var invalidEpochs = 0
+    /// Invalid epochs reported as a no-fix `Fix` (`reportsNoFixEpochs`).
+    public var noFixEpochsReported = 0
     /// Valid epochs dropped because no date was known yet (no RMC or ZDA so far).
     public var undatedEpochs = 0
     /// Time-less sentences (GSA, GSV, VTG, ...) that arrived before any epoch and were dropped.
@@ -36,6 +38,9 @@ public struct NMEAFixAssembler: Sendable {
     public static let defaultUERE = 4.0
 
     public let uere: Double
+    /// Whether a dated invalid epoch (the receiver is still acquiring) comes out as a `Fix` of quality
+    /// `.invalid` at 0°, 0° carrying `satellitesHeard`; otherwise it is dropped, as gpsd does.
+    public let reportsNoFixEpochs: Bool
     public private(set) var stats = NMEAFixAssemblerStats()
 
     private var epoch: NMEAEpoch?
@@ -64,8 +69,9 @@ public struct NMEAFixAssembler: Sendable {
         return result
     }
 
-    public init(uere: Double = NMEAFixAssembler.defaultUERE) {
+    public init(uere: Double = NMEAFixAssembler.defaultUERE, reportsNoFixEpochs: Bool = false) {
         self.uere = uere
+        self.reportsNoFixEpochs = reportsNoFixEpochs
     }
 
     /// Adds one decoded message; returns the fix of the previous epoch when this one starts a new epoch.
@@ -97,14 +103,22 @@ public struct NMEAFixAssembler: Sendable {
         if let date { lastDate = (date, epoch.time) }
         guard !epoch.invalid, epoch.gsaMode != .noFix, let coordinate = epoch.coordinate else {
             stats.invalidEpochs += 1
-            return nil
+            guard reportsNoFixEpochs, let date else { return nil }
+            stats.noFixEpochsReported += 1
+            var fix = Fix(time: date.date(at: epoch.time), coordinate: Coordinate(latitude: 0, longitude: 0), quality: .invalid)
+            let view = inView()
+            fix.satellitesInView = view.isEmpty ? nil : view.values.reduce(0, +)
+            fix.satellitesHeard = heardBySignal.isEmpty ? nil : heard()
+            return fix
         }
         guard let date else {
             stats.undatedEpochs += 1
             return nil
         }
         stats.fixesEmitted += 1
-        return epoch.fix(time: date.date(at: epoch.time), coordinate: coordinate, inView: inView(), uere: uere)
+        var fix = epoch.fix(time: date.date(at: epoch.time), coordinate: coordinate, inView: inView(), uere: uere)
+        if !heardBySignal.isEmpty { fix.satellitesHeard = heard() }
+        return fix
     }
 
     private mutating func merge(_ message: NMEAMessage) {
@@ -112,8 +126,33 @@ public struct NMEAFixAssembler: Sendable {
         epoch?.merge(message)
     }
 
+    /// Satellites heard (SNR given) per constellation and signal, counted over the parts of the
+    /// current GSV cycle: (heard in the last complete cycle, heard so far in the current one).
+    private var heardBySignal: [(key: SignalKey, heard: Int, counting: Int)] = []
+
+    /// Satellites heard: per constellation the largest count over its signals, summed.
+    private func heard() -> Int {
+        var result: [Constellation: Int] = [:]
+        for entry in heardBySignal where entry.heard > (result[entry.key.constellation] ?? -1) {
+            result[entry.key.constellation] = entry.heard
+        }
+        return result.values.reduce(0, +)
+    }
+
+    private mutating func countHeard(_ gsv: GSVMessage, key: SignalKey) {
+        let here = gsv.satellites.count { ($0.snr ?? 0) > 0 }
+        let index = heardBySignal.firstIndex { $0.key == key } ?? {
+            heardBySignal.append((key, 0, 0))
+            return heardBySignal.count - 1
+        }()
+        let counting = (gsv.messageNumber <= 1 ? 0 : heardBySignal[index].counting) + here
+        heardBySignal[index].counting = counting
+        if gsv.messageNumber >= gsv.totalMessages { heardBySignal[index].heard = counting }
+    }
+
     private mutating func record(_ gsv: GSVMessage) {
         let key = SignalKey(constellation: Constellation(talker: gsv.talker) ?? .unknown, signal: gsv.signalID ?? 0)
+        countHeard(gsv, key: key)
         if let index = inViewBySignal.firstIndex(where: { $0.key == key }) {
             guard inViewBySignal[index].count != gsv.satellitesInView else { return }
             inViewBySignal[index].count = gsv.satellitesInView

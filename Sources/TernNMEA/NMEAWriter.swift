@@ -17,13 +17,26 @@ public struct NMEAWriter: Sendable {
         [gga(fix), rmc(fix)]
     }
 
-    /// What a receiver sends while acquiring: GGA quality 0 and RMC status `V`, empty position.
-    public func noFixSentences(at time: Date) -> [String] {
+    /// What a receiver sends while acquiring: GGA quality 0 and RMC status `V`, empty position, and
+    /// when `heard` is given a GPS GSV listing that many satellites with a signal (SNR 30–37 dB-Hz).
+    public func noFixSentences(at time: Date, heard: Int? = nil) -> [String] {
         let (date, clock) = Self.utc(time)
-        return [
+        var sentences = [
             sentence("GGA", [clock, "", "", "", "", "0", "00", "99.99", "", "", "", "", "", ""]),
             sentence("RMC", [clock, "V", "", "", "", "", "", "", date, "", "", "N"]),
         ]
+        if let heard { sentences += gsv(heard: heard) }
+        return sentences
+    }
+
+    /// GPS GSV parts for `heard` satellites with a signal (ids 1…, made-up elevation and azimuth).
+    public func gsv(heard: Int) -> [String] {
+        let satellites = (0..<max(heard, 0)).map { ["\($0 + 1)", "\(20 + 5 * $0)", "\(40 * $0 % 360)", "\(30 + $0 % 8)"] }
+        let parts = max(1, (satellites.count + 3) / 4)
+        return (0..<parts).map { part in
+            let chunk = satellites.dropFirst(part * 4).prefix(4).flatMap { $0 }
+            return sentence("GSV", ["\(parts)", "\(part + 1)", "\(satellites.count)"] + chunk)
+        }
     }
 
     /// A GGA sentence for `fix` (geoid separation, DGPS age and station left empty).

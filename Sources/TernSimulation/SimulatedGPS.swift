@@ -120,7 +120,8 @@ public final class SimulatedGPS: Sendable {
             let time = options.startTime.addingTimeInterval(Double(tick))
             let sentences: [String]
             if tick - (poweredAt ?? tick) < ttff {
-                sentences = writer.noFixSentences(at: time)
+                // Under the (always clear) simulated sky the receiver hears satellites after 2 s.
+                sentences = writer.noFixSentences(at: time, heard: tick - (poweredAt ?? tick) >= 2 ? 8 : 0)
             } else {
                 fixesThisStart += 1
                 sentences = writer.sentences(for: fix(at: tick, time: time, first: fixesThisStart <= 2, random: &random))

@@ -82,11 +82,14 @@ struct SimulationRun {
         perform(scheduler.handle(.start(now: .zero)))
         while true {
             let fixAt = receiver.powered ? receiver.nextFixAt : nil
-            let next = [fixAt, wake?.seconds].compactMap { $0 }.min()
+            let statusAt = receiver.powered ? receiver.nextStatusAt : nil
+            let next = [fixAt, statusAt, wake?.seconds].compactMap { $0 }.min()
             guard let next, next <= end else { break }
             now = max(now, next)
             if let fixAt, fixAt <= next {
                 emitFix()
+            } else if let statusAt, statusAt <= next {
+                emitNoFixEpoch()
             } else if let at = wake {
                 wake = nil
                 perform(scheduler.handle(.timerFired(now: max(at, .seconds(now)))))
@@ -104,6 +107,24 @@ struct SimulationRun {
     private func noSkyEnd(after t: Double) -> Double {
         options.noSky.filter { $0.contains(t) }.map(\.upperBound).max() ?? t
     }
+
+    /// While acquiring, the receiver reports a no-fix epoch every second with the satellites it hears
+    /// (GSV signal strengths): none without sky; under the sky, some after a couple of seconds.
+    private mutating func emitNoFixEpoch() {
+        guard receiver.fixesThisSession == 0, let poweredAt = receiver.poweredAt else {
+            receiver.nextStatusAt = nil
+            return
+        }
+        receiver.nextStatusAt = now + 1
+        var epoch = Fix(
+            time: trace.start.addingTimeInterval(now), coordinate: Coordinate(latitude: 0, longitude: 0), quality: .invalid)
+        epoch.satellitesHeard = skyVisible(at: now) && now - poweredAt >= Self.hearingDelay ? Self.satellitesHeard : 0
+        perform(scheduler.handle(.fixReceived(epoch, now: .seconds(now))))
+    }
+
+    /// Seconds after power-on before an acquiring receiver reports the satellites it hears, and how many.
+    static let hearingDelay = 2.0
+    static let satellitesHeard = 8
 
     private mutating func emitFix() {
         guard receiver.nextFixAt != nil else { return }
@@ -177,11 +198,14 @@ struct SimulationRun {
                 receiver.noisyFactor = model.noisyFactor.lowerBound
                     + (model.noisyFactor.upperBound - model.noisyFactor.lowerBound) * random.nextUnit()
                 receiver.nextFixAt = now + model.ttff(kind, using: &random)
+                receiver.poweredAt = now
+                receiver.nextStatusAt = now + 1
                 setMeter(.acquiring)
             case .powerOff:
                 guard receiver.powered else { continue }
                 receiver.powered = false
                 receiver.nextFixAt = nil
+                receiver.nextStatusAt = nil
                 setMeter(.off)
             case let .wake(at):
                 wake = at
@@ -235,6 +259,9 @@ struct SimulatedReceiver {
     /// When the receiver last decoded the ephemeris (seconds); nil: never (cold).
     var ephemerisAt: Double?
     var nextFixAt: Double?
+    /// The next no-fix epoch while acquiring (nil once a fix came).
+    var nextStatusAt: Double?
+    var poweredAt: Double?
     var fixesThisSession = 0
     var trackingSince: Double?
     var noisyCount = 0

@@ -89,6 +89,9 @@ struct FixLine: CustomStringConvertible {
 
     var description: String {
         let time = fix.time.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        guard fix.quality.isUsable else {
+            return "\(time)  no fix yet: \(fix.satellitesHeard.map { "\($0) satellites heard" } ?? "no satellite signals reported")"
+        }
         let lat = String(format: "%11.6f", fix.coordinate.latitude)
         let lon = String(format: "%12.6f", fix.coordinate.longitude)
         return "\(time)  \(lat)  \(lon)  \(Self.pad(fix.altitude, "%7.1f"))  \(Self.pad(fix.satellites.map(Double.init), "%4.0f"))"

@@ -73,6 +73,36 @@ import TernTesting
         #expect(attempts.map(\.on) == [.seconds(10), .seconds(120), .seconds(10), .seconds(10), .seconds(10), .seconds(10)])
     }
 
+    /// A no-fix epoch of an acquiring receiver that hears `heard` satellites.
+    private func acquiring(_ sut: inout FixScheduler, at seconds: Double, heard: Int) -> [FixSchedulerAction] {
+        var epoch = Fix.fixture(seconds: seconds, accuracy: nil, quality: .invalid)
+        epoch.satellitesHeard = heard
+        return sut.handle(.fixReceived(epoch, now: .seconds(seconds)))
+    }
+
+    @Test func satellitesHeardLetASlowStartTakeAWarmStartsTime() {
+        var sut = makeSUT(timeout: 30)
+        _ = sut.handle(.start(now: .zero))
+        let wake = wakeTime(fix(&sut, at: 35)) ?? .zero  // ephemeris fresh: a hot start expected
+        #expect(wakeTime(sut.handle(.timerFired(now: wake))) == wake + .seconds(10))
+        #expect(acquiring(&sut, at: wake.seconds + 3, heard: 8) == [.wake(at: wake + .seconds(120))])
+        #expect(sut.handle(.timerFired(now: wake + .seconds(10))).isEmpty)  // still acquiring
+    }
+
+    @Test func noSatellitesHeardMeansNoSkySoNoWarmLengthRetry() {
+        var sut = makeSUT(timeout: 30)
+        _ = sut.handle(.start(now: .zero))
+        var t = wakeTime(fix(&sut, at: 35)) ?? .zero
+        var onTimes: [Duration] = []
+        for _ in 0..<4 {
+            let deadline = wakeTime(sut.handle(.timerFired(now: t))) ?? .zero
+            #expect(acquiring(&sut, at: t.seconds + 3, heard: 0).isEmpty)
+            onTimes.append(deadline - t)
+            t = wakeTime(sut.handle(.timerFired(now: deadline))) ?? .zero
+        }
+        #expect(onTimes == [.seconds(10), .seconds(10), .seconds(10), .seconds(10)])
+    }
+
     @Test func noSkyAttemptsGrowSparserUpToTheMaximumBackoff() {
         var sut = makeSUT(timeout: 30)
         let waits = noSkyAttempts(&sut, count: 150).map(\.wait)

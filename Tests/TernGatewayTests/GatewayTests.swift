@@ -49,9 +49,10 @@ import TernTesting
         }
 
         func emitAndWait(_ fix: Fix) async {
-            let seen = await sut.status().fixesSeen
+            let sut = sut
+            let seen = await sut.status().reports
             receiver.emit(fix)
-            _ = await eventually { await sut.status().fixesSeen > seen }
+            _ = await eventually { await sut.status().reports > seen }
         }
 
         /// Advances virtual time; waits until `condition` holds, nudging the clock so that a timer
@@ -106,6 +107,7 @@ import TernTesting
             await h.emitAndWait(.fixture(accuracy: nil, quality: .invalid))
             let status = await h.sut.status()
             #expect(status.fixesAccepted + status.rejections.count == 0)
+            #expect(status.fixesSeen == 0 && status.noFixEpochs == 1)
             #expect(h.receiver.calls == [.powerOn])
         }
     }
@@ -367,3 +369,8 @@ final class SkyDriver: Sendable {
 }
 
 enum FakeError: Error { case diskFull, unplugged, gpioBusy }
+
+extension GatewayStatus {
+    /// Everything the receiver reported: fixes and no-fix epochs.
+    fileprivate var reports: Int { fixesSeen + noFixEpochs }
+}
