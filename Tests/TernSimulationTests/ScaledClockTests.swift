@@ -18,6 +18,7 @@ import TernSimulation
         let real = ContinuousClock()
         let realStart = real.now
         try await sut.sleep(until: sut.now.advanced(by: .seconds(-10)), tolerance: nil)
-        #expect(realStart.duration(to: real.now) < .seconds(1))
+        // A clock that slept the distance instead would take 10 s; the margin absorbs a loaded machine.
+        #expect(realStart.duration(to: real.now) < .seconds(5))
     }
 }
