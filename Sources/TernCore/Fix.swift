@@ -115,4 +115,12 @@ public struct Fix: Sendable, Hashable, Codable {
         self.hdop = hdop
         self.accuracy = accuracy
     }
+
+    /// A receiver cycle without a fix (still acquiring): quality `.invalid`, at 0°, 0°, saying only how
+    /// many satellites the receiver hears.
+    public static func noFix(time: Date, satellitesHeard: Int?) -> Fix {
+        var fix = Fix(time: time, coordinate: Coordinate(latitude: 0, longitude: 0), quality: .invalid)
+        fix.satellitesHeard = satellitesHeard
+        return fix
+    }
 }

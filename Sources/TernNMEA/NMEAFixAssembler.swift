@@ -61,11 +61,17 @@ public struct NMEAFixAssembler: Sendable {
     /// Satellites in view per constellation: the largest count over its signals.
     private mutating func inView() -> [Constellation: Int] {
         if let inViewCache { return inViewCache }
+        let result = Self.largestPerConstellation(inViewBySignal.lazy.map { ($0.key, $0.count) })
+        inViewCache = result
+        return result
+    }
+
+    /// Per constellation, the largest of its signals' counts (a satellite is counted once per signal).
+    private static func largestPerConstellation(_ counts: some Sequence<(SignalKey, Int)>) -> [Constellation: Int] {
         var result: [Constellation: Int] = [:]
-        for (key, count) in inViewBySignal where count > (result[key.constellation] ?? -1) {
+        for (key, count) in counts where count > (result[key.constellation] ?? -1) {
             result[key.constellation] = count
         }
-        inViewCache = result
         return result
     }
 
@@ -105,10 +111,9 @@ public struct NMEAFixAssembler: Sendable {
             stats.invalidEpochs += 1
             guard reportsNoFixEpochs, let date else { return nil }
             stats.noFixEpochsReported += 1
-            var fix = Fix(time: date.date(at: epoch.time), coordinate: Coordinate(latitude: 0, longitude: 0), quality: .invalid)
+            var fix = Fix.noFix(time: date.date(at: epoch.time), satellitesHeard: heard())
             let view = inView()
             fix.satellitesInView = view.isEmpty ? nil : view.values.reduce(0, +)
-            fix.satellitesHeard = heardBySignal.isEmpty ? nil : heard()
             return fix
         }
         guard let date else {
@@ -117,7 +122,7 @@ public struct NMEAFixAssembler: Sendable {
         }
         stats.fixesEmitted += 1
         var fix = epoch.fix(time: date.date(at: epoch.time), coordinate: coordinate, inView: inView(), uere: uere)
-        if !heardBySignal.isEmpty { fix.satellitesHeard = heard() }
+        fix.satellitesHeard = heard()
         return fix
     }
 
@@ -130,13 +135,10 @@ public struct NMEAFixAssembler: Sendable {
     /// current GSV cycle: (heard in the last complete cycle, heard so far in the current one).
     private var heardBySignal: [(key: SignalKey, heard: Int, counting: Int)] = []
 
-    /// Satellites heard: per constellation the largest count over its signals, summed.
-    private func heard() -> Int {
-        var result: [Constellation: Int] = [:]
-        for entry in heardBySignal where entry.heard > (result[entry.key.constellation] ?? -1) {
-            result[entry.key.constellation] = entry.heard
-        }
-        return result.values.reduce(0, +)
+    /// Satellites heard, all constellations; nil when no GSV came yet.
+    private func heard() -> Int? {
+        guard !heardBySignal.isEmpty else { return nil }
+        return Self.largestPerConstellation(heardBySignal.lazy.map { ($0.key, $0.heard) }).values.reduce(0, +)
     }
 
     private mutating func countHeard(_ gsv: GSVMessage, key: SignalKey) {

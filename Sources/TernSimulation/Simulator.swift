@@ -116,9 +116,8 @@ struct SimulationRun {
             return
         }
         receiver.nextStatusAt = now + 1
-        var epoch = Fix(
-            time: trace.start.addingTimeInterval(now), coordinate: Coordinate(latitude: 0, longitude: 0), quality: .invalid)
-        epoch.satellitesHeard = skyVisible(at: now) && now - poweredAt >= Self.hearingDelay ? Self.satellitesHeard : 0
+        let heard = skyVisible(at: now) && now - poweredAt >= Self.hearingDelay ? Self.satellitesHeard : 0
+        let epoch = Fix.noFix(time: trace.start.addingTimeInterval(now), satellitesHeard: heard)
         perform(scheduler.handle(.fixReceived(epoch, now: .seconds(now))))
     }
 
