@@ -234,9 +234,10 @@ struct SimulationRun {
         r.cycles = meter.cycles.count
         r.fixesAttempted = { if case .alwaysOn = options.policy { return accepted.count } else { return powerOns } }()
         r.starts = starts
-        r.errorM = trackError(trace: trace, fixes: accepted)
+        let errors = trackErrors(trace: trace, fixes: accepted)
+        r.errorM = SimulationResult.ErrorStats(errors)
         r.errorSkyM = options.noSky.isEmpty
-            ? r.errorM : trackError(trace: trace, fixes: accepted) { t in !options.noSky.contains { $0.contains(t) } }
+            ? r.errorM : SimulationResult.ErrorStats(errors.enumerated().filter { skyVisible(at: Double($0.offset)) }.map(\.element))
         r.energyPerFixMJ = accepted.isEmpty ? 0 : r.energyMJ / Double(accepted.count)
         let e = model.energy
         r.floorMJ = e.voltage * e.acquisitionCurrent * model.hotTTFFMedian
@@ -267,14 +268,12 @@ struct SimulatedReceiver {
     var noisyFactor = 1.0
 }
 
-/// Distance at every whole second between the truth and the track linearly interpolated between
-/// accepted fixes (before the first / after the last fix: that fix).
-/// `counting` picks the seconds that count (all by default).
-func trackError(
-    trace: Trace, fixes: [SimulationResult.AcceptedFix], counting: (Double) -> Bool = { _ in true }
-) -> SimulationResult.ErrorStats {
+/// Distance at every whole second (index = seconds since the trace start) between the truth and the
+/// track linearly interpolated between accepted fixes (before the first / after the last fix: that
+/// fix); empty without fixes.
+func trackErrors(trace: Trace, fixes: [SimulationResult.AcceptedFix]) -> [Double] {
     let seconds = Int(trace.duration.rounded(.down))
-    guard !fixes.isEmpty, seconds >= 0 else { return .init() }
+    guard !fixes.isEmpty, seconds >= 0 else { return [] }
     var errors: [Double] = []
     errors.reserveCapacity(seconds + 1)
     var index = 0
@@ -288,14 +287,23 @@ func trackError(
             let fraction = (t - a.time) / (b.time - a.time)
             estimate = Geodesy.interpolate(estimate, Coordinate(latitude: b.latitude, longitude: b.longitude), fraction: fraction)
         }
-        guard counting(t) else { continue }
         let truth = trace.position(at: trace.start.addingTimeInterval(t))
         errors.append(Geodesy.distance(truth, estimate))
     }
-    guard !errors.isEmpty else { return .init() }
-    errors.sort()
-    func percentile(_ p: Double) -> Double { errors[min(errors.count - 1, Int((p * Double(errors.count - 1)).rounded()))] }
-    return .init(p50: percentile(0.5), p95: percentile(0.95), max: errors.last ?? 0)
+    return errors
+}
+
+extension SimulationResult.ErrorStats {
+    /// p50, p95 and max of `errors` (all zero when empty).
+    init(_ errors: [Double]) {
+        self.init()
+        guard !errors.isEmpty else { return }
+        let sorted = errors.sorted()
+        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] }
+        p50 = percentile(0.5)
+        p95 = percentile(0.95)
+        max = sorted[sorted.count - 1]
+    }
 }
 
 func median(_ values: [Double]) -> Double {
