@@ -48,41 +48,28 @@ public struct MotionEstimate: Sendable, Hashable {
 
     public mutating func update(with fix: Fix, at now: Duration) {
         let accuracy = fix.accuracy ?? fix.hdop.map { $0 * 4 } ?? 5
-        var speed = fix.speed
-        var displacementSpeed: Double?
-        if let last, now > last.time {
-            let metres = Geodesy.distance(last.coordinate, fix.coordinate)
-            let seconds = (now - last.time).seconds
-            // Displacement counts only beyond the fixes' own noise.
-            let beyondNoise = max(0, metres - 2 * (accuracy + last.accuracy))
-            displacementSpeed = beyondNoise / seconds
+        // The gap since the last fix: its length in seconds and the straight chord across it, metres.
+        let gap = last.flatMap { last in
+            now > last.time ? (last: last, seconds: (now - last.time).seconds, chord: Geodesy.distance(last.coordinate, fix.coordinate)) : nil
         }
-        if speed == nil { speed = displacementSpeed ?? 0 }
-        let sog = speed ?? 0
+        // Displacement counts only beyond the fixes' own noise.
+        let displacementSpeed = gap.map { max(0, $0.chord - 2 * (accuracy + $0.last.accuracy)) / $0.seconds }
+        let sog = fix.speed ?? displacementSpeed ?? 0
         let moving = sog >= stillSpeed || (displacementSpeed ?? 0) >= stillSpeed
         let course = sog >= stillSpeed ? fix.course : nil
         let sample = Sample(time: now, coordinate: fix.coordinate, speed: sog, course: course, accuracy: accuracy)
 
-        if let last, now > last.time {
-            let seconds = (now - last.time).seconds
+        if let (last, seconds, chord) = gap {
             let along = abs(sog - last.speed) / seconds
-            var lateral = 0.0
-            if let a = last.course, let b = course {
-                var turn = abs(a - b).truncatingRemainder(dividingBy: 360)
-                if turn > 180 { turn = 360 - turn }
-                lateral = max(sog, last.speed) * (turn * .pi / 180) / seconds
-            }
-            let travelled = Geodesy.distance(last.coordinate, fix.coordinate)
-            let fade = cornerMemory > 0 ? exp(-travelled / cornerMemory) : 0
-            var corner = 0.0
-            if let a = last.course, let b = course {
-                var turn = abs(a - b).truncatingRemainder(dividingBy: 360)
-                if turn > 180 { turn = 360 - turn }
-                corner = sin(turn * .pi / 360)
-            }
-            sharpness = max(corner, sharpness * fade)
+            // The course change between the two fixes, degrees (0…180), when both had a course.
+            let turn = last.course.flatMap { a in course.map { b in
+                let change = abs(a - b).truncatingRemainder(dividingBy: 360)
+                return change > 180 ? 360 - change : change
+            } }
+            let lateral = turn.map { max(sog, last.speed) * ($0 * .pi / 180) / seconds } ?? 0
+            let fade = cornerMemory > 0 ? exp(-chord / cornerMemory) : 0
+            sharpness = max(turn.map { sin($0 * .pi / 360) } ?? 0, sharpness * fade)
             // A chord much longer or shorter than the speeds at its ends also betrays a manoeuvre.
-            let chord = Geodesy.distance(last.coordinate, fix.coordinate)
             let expected = (sog + last.speed) / 2 * seconds
             let mismatch = max(0, abs(chord - expected) - 2 * (accuracy + last.accuracy))
             let fromChord = 8 * mismatch / (seconds * seconds)
