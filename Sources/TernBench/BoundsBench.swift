@@ -116,14 +116,20 @@ struct TruthTrack {
         return times
     }
 
+    /// Fixes and p95 of a fix every `interval` seconds.
+    private func fixed(_ interval: Int) -> (fixes: Int, p95: Double) {
+        let times = every(interval)
+        return (times.count - 1, p95(times))
+    }
+
+    /// The shortest interval of the sweep: what each schedule falls back to when nothing is within budget.
+    private var shortest: Int { Int(PolicyReport.fixedIntervals[0]) }
+
+    /// The longest interval of the sweep within the budget (else the shortest), as `policy` picks it.
     func bestFixed(budget: Double) -> (interval: Int, fixes: Int, p95: Double) {
-        var best = (interval: 5, fixes: every(5).count - 1, p95: p95(every(5)))
-        for interval in PolicyReport.fixedIntervals.map({ Int($0) }) {
-            let times = every(interval)
-            let p = p95(times)
-            if p <= budget { best = (interval, times.count - 1, p) }
-        }
-        return best
+        let sweep = PolicyReport.fixedIntervals.map { Int($0) }.map { (interval: $0, result: fixed($0)) }
+        let best = sweep.last { $0.result.p95 <= budget } ?? sweep[0]
+        return (best.interval, best.result.fixes, best.result.p95)
     }
 
     /// Greedy: each next fix as late as keeps the gap's worst error within `threshold` (found by
@@ -147,7 +153,7 @@ struct TruthTrack {
             let p = p95(times)
             if p <= budget, best.map({ times.count - 1 < $0.fixes }) ?? true { best = (times.count - 1, p) }
         }
-        return best ?? (every(5).count - 1, p95(every(5)))
+        return best ?? fixed(shortest)
     }
 
     /// One interval while the truth is still, one while moving, the pair with the fewest fixes.
@@ -166,6 +172,7 @@ struct TruthTrack {
                 if p <= budget { best = (still, moving, times.count - 1, p) }
             }
         }
-        return best ?? (30, 5, every(5).count - 1, p95(every(5)))
+        let fallback = fixed(shortest)
+        return best ?? (stills[0], movings[0], fallback.fixes, fallback.p95)
     }
 }
