@@ -25,10 +25,13 @@
 ///      slow (stale ephemeris) and may take a warm start's time. A receiver that does not report what
 ///      it hears gets one warm-length attempt after a first timeout instead. Retries
 ///      wait `noSkyGrowth` × the time since the last fix, within [`noSkyMinimumWait`, `maxBackoff`].
-///      Gaps without sky are not charged to the bad-time account (no interval would have shortened them).
+///      Time without sky is neither charged to the bad-time account (no interval would have shortened
+///      it) nor earns it a share (p95 is over the seconds with sky); the moving interval in which the
+///      sky went is charged like a departure.
 ///   5. Ephemeris: off past `hotStartWindow` since the last decode means a warm start (longer
-///      timeout). When the next fix would fall past the window, this cycle is stretched into an
-///      `ephemerisRefresh` tracking session (cheaper than the warm start it avoids).
+///      timeout). A next fix that would fall past the window is brought forward to `refreshMargin`
+///      before its end, and that cycle is stretched into an `ephemerisRefresh` tracking session
+///      (cheaper than the warm start it avoids).
 ///   6. Break-even: when the next fix is due within the break-even time (cycle energy / tracking
 ///      power), the receiver stays on and the fix at the due time is delivered.
 ///   7. Bad-time account: every gap that closes on a start, stop or bend deeper than the budget is
@@ -78,6 +81,11 @@ public struct FixScheduler: Sendable, Hashable {
     private var heardSky = false
     /// Adaptive: estimated seconds so far in which the interpolated track was off by more than the budget.
     public private(set) var badTime: Double = 0
+    /// Adaptive: seconds without sky so far (from a failed attempt to the next fix); they earn no
+    /// share in the bad-time account.
+    public private(set) var skylessTime: Double = 0
+    /// When the first attempt of the current run of timeouts began (nil: the last attempt got a fix).
+    private var skyLostAt: Duration?
     /// Adaptive: the speed the thing usually moves at (smoothed over moving fixes), m/s.
     public private(set) var typicalSpeed: Double?
 
@@ -240,10 +248,17 @@ public struct FixScheduler: Sendable, Hashable {
             accountBadTime(wasStill: wasStill, now: now)
         }
         lastFixAt = now
+        skyLostAt = nil
         timeoutsAtLastFix = timeouts
-        let next = nextDue(now: now)
+        var next = nextDue(now: now)
         let e = options.energy
         if case .adaptive = options.policy {
+            // Spend the ephemeris to the end: a next fix past the window comes forward to just inside
+            // it, and that cycle refreshes (one refresh a window, not one a window less an interval).
+            if let decoded = ephemerisTime, next - decoded > e.hotStartWindow, refreshIsWorthwhile(next - now) {
+                let last = decoded + e.hotStartWindow - options.refreshMargin
+                if last > now { next = last }
+            }
             // Ephemeris refresh: the next fix would fall past the hot window: track on now instead.
             if let first = sessionFixAt, let decoded = ephemerisTime,
                next - decoded > e.hotStartWindow, now - first < e.ephemerisRefresh, refreshIsWorthwhile(next - now) {
@@ -265,8 +280,12 @@ public struct FixScheduler: Sendable, Hashable {
     /// a start or stop inside it (all but the time to cover 2 budgets), or a bend deeper than the budget.
     private mutating func accountBadTime(wasStill: Bool, now: Duration) {
         // A gap without sky is not the interval's doing: a shorter interval would not have shortened it.
-        guard case let .adaptive(budget, _, _) = options.policy, let since = lastFixAt, now > since,
-              timeoutsAtLastFix == timeouts else { return }
+        guard case let .adaptive(budget, _, _) = options.policy, let since = lastFixAt, now > since else { return }
+        guard timeoutsAtLastFix == timeouts else {
+            // …nor does it count as time the track was right (p95 is over the seconds with sky).
+            skylessTime += (now - (skyLostAt ?? since)).seconds
+            return
+        }
         let gap = (now - since).seconds
         if !motion.isStill, motion.speed >= motion.stillSpeed {
             typicalSpeed = typicalSpeed.map { $0 + options.speedSmoothing * (motion.speed - $0) } ?? motion.speed
@@ -284,7 +303,7 @@ public struct FixScheduler: Sendable, Hashable {
     private func badTimeCap(now: Duration) -> Double {
         let share = options.badTimeShare
         guard share > 0, share < 1 else { return .infinity }
-        let elapsed = (now - (startedAt ?? now)).seconds + options.badTimeCredit.seconds
+        let elapsed = (now - (startedAt ?? now)).seconds - skylessTime + options.badTimeCredit.seconds
         return max(0, share * elapsed - badTime) / (1 - share)
     }
 
@@ -306,8 +325,16 @@ public struct FixScheduler: Sendable, Hashable {
         switch options.policy {
         case .fixed, .alwaysOn:
             return sleep(until: nextDue(now: now))
-        case let .adaptive(_, minInterval, _):
+        case let .adaptive(budget, minInterval, _):
             consecutiveTimeouts += 1
+            if consecutiveTimeouts == 1 {
+                // The sky went while moving, somewhere in the interval just ended: the track drifts
+                // from the last fix once the thing is a budget away, so charge the interval but that.
+                skyLostAt = poweredAt
+                if let last = lastFixAt, !motion.isStill {
+                    badTime += max(0, (poweredAt - last).seconds - budget / max(motion.speed, 0.1))
+                }
+            }
             let minimumWait = max(minInterval, options.noSkyMinimumWait)
             let missing = now - (lastFixAt ?? startedAt ?? now)
             let wait = min(max(minimumWait, missing * options.noSkyGrowth), max(options.maxBackoff, minimumWait))

@@ -43,6 +43,9 @@ extension FixScheduler {
         public var assumedSpeed: Double
         /// Adaptive: smoothing of the usual moving speed per moving fix (exponential, 0…1).
         public var speedSmoothing: Double
+        /// Adaptive: the ephemeris refresh is due this long before the hot-start window ends (the
+        /// scheduler's idea of the decode time may lag the receiver's by a fix or two).
+        public var refreshMargin: Duration
         /// Adaptive: share of elapsed time the track may be off by more than the budget (p95 allows 5 %);
         /// every interval is capped so that one surprise inside it still fits the account.
         public var badTimeShare: Double
@@ -58,7 +61,7 @@ extension FixScheduler {
             stillMinimum: Duration = .seconds(30), departureAcceleration: Double = 0.5,
             cornerMemory: Double = 1000,
             stillLegs: Double = 20, assumedSpeed: Double = 5, speedSmoothing: Double = 0.1,
-            badTimeShare: Double = 0.05, badTimeCredit: Duration = .seconds(300)
+            refreshMargin: Duration = .seconds(30), badTimeShare: Double = 0.05, badTimeCredit: Duration = .seconds(300)
         ) {
             self.policy = policy
             self.acquisitionTimeout = acquisitionTimeout
@@ -80,6 +83,7 @@ extension FixScheduler {
             self.stillLegs = stillLegs
             self.assumedSpeed = assumedSpeed
             self.speedSmoothing = speedSmoothing
+            self.refreshMargin = refreshMargin
             self.badTimeShare = badTimeShare
             self.badTimeCredit = badTimeCredit
         }

@@ -246,12 +246,63 @@ import TernTesting
             t = next
             _ = sut.handle(.timerFired(now: t))
         }
+        // The hot window runs from the cold start's decode (fix at 35 s); the refresh cycle is brought
+        // forward to 30 s (`refreshMargin`) before its end rather than taken a whole interval early.
         let started = refreshStartedAt ?? .infinity
-        // The hot window runs from the cold start's decode (fix at 35 s).
-        #expect(started < 7200 + 35)
-        #expect(started > 7200 - 900 - 60)
+        #expect(started >= 35 + 7200 - 30 && started <= 35 + 7200 + 1.5)
         guard case let .tracking(until) = sut.state else { Issue.record("not tracking"); return }
-        #expect(until.seconds - started <= 30)
+        #expect(until.seconds - started == 30)
+    }
+
+    @Test func ephemerisRefreshWaitsUntilJustBeforeTheHotWindowEnds() {
+        // A parked receiver on 900 s intervals: fixes 35 + 901.5·k s; the one after 6345.5 s would land
+        // past the window (7235 s), so that cycle comes forward to 30 s before the end and refreshes,
+        // instead of refreshing at 6345.5 s and throwing away 15 minutes of ephemeris.
+        var sut = FixScheduler(options: .init(
+            policy: .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)),
+            acquisitionTimeout: .seconds(30), stillMinimum: .seconds(900), badTimeShare: 0))
+        _ = sut.handle(.start(now: .zero))
+        var at = 35.0
+        var wakes: [Double] = []
+        while sut.ephemerisRefreshes == 0, at < 8000 {
+            let next = wakeTime(fix(&sut, at: at)) ?? .zero
+            wakes.append(next.seconds)
+            _ = sut.handle(.timerFired(now: next))
+            at = next.seconds + 1.5
+        }
+        #expect(wakes.suffix(3) == [6344, 7205, 7206.5 + 30 + 30])  // the fix at 6345.5 s, the refresh, its guard
+        #expect(sut.ephemerisRefreshes == 1)
+    }
+
+    @Test func losingTheSkyWhileMovingChargesTheIntervalToTheBadTimeAccount() {
+        var sut = makeSUT(timeout: 30)
+        _ = sut.handle(.start(now: .zero))
+        fix(&sut, at: 35)
+        let wake = sut.state.offUntil ?? .zero
+        _ = sut.handle(.timerFired(now: wake))
+        fix(&sut, at: wake.seconds + 1.5, north: 100, speed: 10)  // moving at 10 m/s
+        let last = wake.seconds + 1.5
+        let before = sut.badTime
+        let attempt = sut.state.offUntil ?? .zero
+        let deadline = wakeTime(sut.handle(.timerFired(now: attempt))) ?? .zero
+        _ = sut.handle(.timerFired(now: deadline))  // no sky
+        // The track drifts off once the thing is a budget (30 m, 3 s at 10 m/s) past the last fix.
+        #expect(abs(sut.badTime - before - (attempt.seconds - last - 3)) < 1e-9)
+    }
+
+    @Test func timeWithoutSkyEarnsNoLongerIntervals() {
+        var sut = makeSUT(timeout: 30)
+        let attempts = noSkyAttempts(&sut, count: 70)  // a still receiver in a drawer for an hour or more
+        let back = sut.state.offUntil ?? .zero
+        #expect(back > .seconds(3600) && back < .seconds(7000))  // within the hot window: no refresh due
+        #expect(attempts.count == 70)
+        _ = sut.handle(.timerFired(now: back))
+        let next = wakeTime(fix(&sut, at: back.seconds + 1.5)) ?? .zero
+        // Only the first ~50 s had sky: the interval is as cautious as just after boot, not the
+        // ≈ 5 % of the hour or more (≥ 190 s) that counting the drawer as good time would allow.
+        #expect(next.seconds - (back.seconds + 1.5) < 30)
+        // Without sky: from the first failed attempt (within half a minute of the fix at 35 s) to now.
+        #expect(sut.skylessTime > back.seconds + 1.5 - 65 && sut.skylessTime < back.seconds + 1.5 - 35)
     }
 
     @Test func staleEphemerisGetsTheLongerAcquisitionTimeout() {
