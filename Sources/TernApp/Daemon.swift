@@ -66,7 +66,7 @@ public struct Daemon: Sendable {
     }
 
     private func run<C: Clock>(_ pipeline: Pipeline<C>, extra: [any Service] = []) async throws where C.Duration == Duration {
-        let services = extra + pipeline.services + [watchdog(pipeline)]
+        let services = extra + pipeline.services + [watchdog(pipeline), statusPublisher(pipeline)]
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try? notifier.ready()
@@ -88,6 +88,33 @@ public struct Daemon: Sendable {
                         "receiver \(gateway.receiverPowered ? "on" : "off") (\(pipeline.receiver.linkState)), \(gateway.fixesAccepted) accepted, queue \(depth), uploaded \(forwarder.uploaded)")
                     try? notifier.watchdog()
                     try await Task.sleep(for: interval)
+                }
+            }
+        }
+    }
+
+    /// Writes the status report for `tern status` every 10 s; a failure is logged once (and its end).
+    private func statusPublisher<C: Clock>(_ pipeline: Pipeline<C>) -> any Service where C.Duration == Duration {
+        let file = StatusFile(path: config.statusFile)
+        let started = Date()
+        return TaskService("status") { [config, logger] in
+            try await cancelWhenGracefulShutdown {
+                var failing = false
+                while !Task.isCancelled {
+                    let report = await pipeline.statusReport(config: config, started: started)
+                    do {
+                        try file.write(report)
+                        if failing { logger.notice("status file written again", metadata: ["path": "\(file.path)"]) }
+                        failing = false
+                    } catch {
+                        if !failing {
+                            logger.warning(
+                                "cannot write the status file; `tern status` will not show the receiver. Set status_file to a writable path (default /run/tern, created by RuntimeDirectory=tern in tern.service)",
+                                metadata: ["path": "\(file.path)", "error": "\(error.localizedDescription)"])
+                        }
+                        failing = true
+                    }
+                    try await Task.sleep(for: .seconds(10))
                 }
             }
         }

@@ -28,7 +28,7 @@ extension TernConfig {
             throw ConfigError(key: "", "not valid TOML: \(error)")
         }
         var root = ConfigReader(table: table, prefix: "")
-        try root.rejectUnknownKeys(known: ["device", "data_dir", "log_level", "receiver", "power", "scheduler", "filter", "uplink"])
+        try root.rejectUnknownKeys(known: ["device", "data_dir", "status_file", "log_level", "receiver", "power", "scheduler", "filter", "uplink"])
         let config = try read(&root, table: table)
         try root.rejectUnknownKeys()
         return config
@@ -41,6 +41,9 @@ extension TernConfig {
             !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) }
         }
         let dataDirectory = try root.string("data_dir", default: "/var/lib/tern", pattern: "an absolute or relative directory path") { !$0.isEmpty }
+        let statusFile = try root.string("status_file", default: defaultStatusFile, pattern: "a file path such as /run/tern/status.json") {
+            !$0.isEmpty && !$0.hasSuffix("/")
+        }
 
         var receiverTable = try root.table("receiver")
         var receiverOptions = TernConfig.ReceiverOptions()
@@ -106,6 +109,7 @@ extension TernConfig {
             device: device, dataDirectory: dataDirectory, receiver: receiver, power: power,
             scheduler: scheduler, filter: filter, uplink: uplink, logLevel: logLevel)
         config.receiverOptions = receiverOptions
+        config.statusFile = statusFile
         return config
     }
 

@@ -71,6 +71,8 @@ public struct TernConfig: Sendable, Equatable {
 
     public var device: String
     public var dataDirectory: String
+    /// Where `tern run` publishes its status for `tern status` (tmpfs by default: no flash wear).
+    public var statusFile = TernConfig.defaultStatusFile
     public var receiver: Receiver
     public var receiverOptions = ReceiverOptions()
     public var power: Power
@@ -79,6 +81,9 @@ public struct TernConfig: Sendable, Equatable {
     public var filter: StandardLocationFilter.Options
     public var uplink: Uplink
     public var logLevel: String
+
+    /// systemd's `RuntimeDirectory=tern` (see deploy/tern.service).
+    public static let defaultStatusFile = "/run/tern/status.json"
 
     /// Path of the SQLite queue inside the data directory.
     public var queuePath: String { (dataDirectory as NSString).appendingPathComponent("queue.sqlite") }

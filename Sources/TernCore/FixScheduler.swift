@@ -49,6 +49,9 @@ public struct FixScheduler: Sendable, Hashable {
         case alwaysOn
         case off(until: Duration)
         case stopped
+
+        /// When an `off` state ends (nil in any other state).
+        public var offUntil: Duration? { if case let .off(until) = self { until } else { nil } }
     }
 
     public let options: Options
@@ -297,6 +300,14 @@ public struct FixScheduler: Sendable, Hashable {
             let bend = motion.acceleration * gap * gap / 8
             if bend > budget { badTime += gap * (1 - budget / bend).squareRoot() }
         }
+    }
+
+    /// Adaptive: the bad-time account (seconds the track was likely off by more than the budget) and
+    /// what the policy allows it (`badTimeShare` of the time with sky, plus `badTimeCredit`).
+    func offBudget(now: Duration) -> (seconds: Double, allowed: Double)? {
+        guard case .adaptive = options.policy, let startedAt else { return nil }
+        let elapsed = (now - startedAt).seconds - skylessTime + options.badTimeCredit.seconds
+        return (badTime, options.badTimeShare * elapsed)
     }
 
     /// The longest interval that keeps the bad-time account within `badTimeShare` should it go wrong.

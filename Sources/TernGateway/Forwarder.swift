@@ -2,20 +2,25 @@ import Logging
 import Synchronization
 import TernCore
 
+/// What the forwarder has done so far (for the status line and `tern status`).
+public struct ForwarderStatus: Sendable, Hashable, Codable {
+    /// Positions the server confirmed.
+    public var uploaded = 0
+    public var batchesSent = 0
+    public var failedAttempts = 0
+    public var lastError: String?
+    /// Set while the server refuses our data for good (needs a human).
+    public var blockedReason: String?
+    public var state = "idle"
+
+    public init() {}
+}
+
 /// The async shell around `ForwarderStateMachine`: one loop takes events (new positions, upload
 /// results, timers, connectivity), feeds them to the state machine and performs its actions
 /// against the queue and the uplink.
 public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration == Duration {
-    public struct Status: Sendable, Hashable, Codable {
-        /// Positions the server confirmed.
-        public var uploaded = 0
-        public var batchesSent = 0
-        public var failedAttempts = 0
-        public var lastError: String?
-        /// Set while the server refuses our data for good (needs a human).
-        public var blockedReason: String?
-        public var state = "idle"
-    }
+    public typealias Status = ForwarderStatus
 
     private let queue: any PositionQueue
     private let uplink: any Uplink

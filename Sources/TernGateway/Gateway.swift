@@ -44,7 +44,10 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     /// A snapshot of the counters, with the receiver's on-time up to now.
     public func status() -> GatewayStatus {
         var snapshot = current
-        if let poweredSince { snapshot.receiverOnSeconds += (elapsed - poweredSince).seconds }
+        let now = elapsed
+        if let poweredSince { snapshot.receiverOnSeconds += (now - poweredSince).seconds }
+        snapshot.uptimeSeconds = now.seconds
+        snapshot.scheduler = scheduler.summary(now: now)
         return snapshot
     }
 
@@ -124,6 +127,7 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
             return false
         case let .accept(fix):
             current.fixesAccepted += 1
+            current.lastAccepted = fix
             pending.append(Position(fix: fix))
             await writePending()
             return true

@@ -1,3 +1,5 @@
+import TernCore
+
 /// What the gateway has done so far: for the status line, `tern status` and the demo summary.
 public struct GatewayStatus: Sendable, Hashable, Codable {
     public var receiverPowered = false
@@ -26,7 +28,20 @@ public struct GatewayStatus: Sendable, Hashable, Codable {
     public var nextWake: Duration?
     /// Wake-ups the scheduler asked for and got.
     public var wakeUps = 0
+    /// Seconds since the gateway started (by the gateway's clock).
+    public var uptimeSeconds = 0.0
+    /// The last fix the filter accepted.
+    public var lastAccepted: Fix?
+    /// What the scheduler is doing and why (nil before the gateway runs).
+    public var scheduler: FixScheduler.Summary?
     public var lastError: String?
 
     public init() {}
+
+    /// All but `nextWake` (a time on the gateway's own clock; the scheduler summary says when).
+    private enum CodingKeys: String, CodingKey {
+        case receiverPowered, receiverOnSeconds, powerCycles, acquisitionTimeouts, fixesSeen, noFixEpochs
+        case fixesUnwanted, fixesAccepted, rejections, enqueued, pendingWrites, wakeUps, uptimeSeconds
+        case lastAccepted, scheduler, lastError
+    }
 }

@@ -39,6 +39,14 @@ import TernTesting
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
+    func statusWithoutADaemonReportSaysWhereItLooked() throws {
+        let dataDirectory = try temporaryDirectory()
+        let result = try run(["status", "--data-dir", dataDirectory, "--status-file", dataDirectory + "/status.json", "--json"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no status report at \(dataDirectory)/status.json"))
+    }
+
+    @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
     func missingSerialDeviceFailsWithTheFix() throws {
         let dataDirectory = try temporaryDirectory()
         let config = try writeConfig("""
@@ -59,6 +67,7 @@ import TernTesting
         let dataDirectory = try temporaryDirectory()
         let config = try writeConfig("""
             data_dir = "\(dataDirectory)"
+            status_file = "\(dataDirectory)/run/status.json"
             log_level = "info"
             [receiver]
             kind = "simulated"
@@ -78,6 +87,11 @@ import TernTesting
             if FileManager.default.fileExists(atPath: queue) { status = try run(["status", "--data-dir", dataDirectory]) }
         }
         #expect(status.stdout.contains("last sequence  1"), "no position stored within 20 s: \(status.stdout)")
+        // The daemon's own report (written at start and every 10 s), found through the config.
+        let report = try run(["status", "--config", config])
+        #expect(report.status == 0, "stderr: \(report.stderr)")
+        #expect(report.stdout.contains("daemon         running (pid \(tern.process.processIdentifier))"), "\(report.stdout)")
+        #expect(report.stdout.contains("scheduler      fixed 10s"), "\(report.stdout)")
         tern.process.terminate()  // SIGTERM, as systemd stops the service
         let result = tern.finish()
         #expect(result.status == 0, "stderr: \(result.stderr)")

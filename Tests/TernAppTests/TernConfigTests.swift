@@ -28,6 +28,13 @@ import TernCore
             acquisitionTimeout: .seconds(90), accuracyTarget: 15, energy: .mt3339))
         #expect(sut.dataDirectory == "/var/lib/tern")
         #expect(sut.queuePath == "/var/lib/tern/queue.sqlite")
+        #expect(sut.statusFile == "/run/tern/status.json")
+    }
+
+    @Test func statusFileIsReadAndMustNameAFile() throws {
+        let sut = try TernConfig.parse("status_file = \"/tmp/tern/status.json\"\n" + Self.minimal)
+        #expect(sut.statusFile == "/tmp/tern/status.json")
+        expectError("status_file = \"/run/tern/\"\n" + Self.minimal, key: "status_file", mentioning: "a file path")
     }
 
     @Test(arguments: ["simulated.toml", "raspberry-pi-gps-hat.toml"])

@@ -318,7 +318,3 @@ import TernTesting
         #expect(sut.handle(.stop) == [.powerOff])
     }
 }
-
-extension FixScheduler.State {
-    var offUntil: Duration? { if case let .off(until) = self { until } else { nil } }
-}

@@ -150,6 +150,21 @@ import TernTesting
         }
     }
 
+    @Test func statusCarriesTheLastAcceptedFixAndTheSchedulersView() async throws {
+        try await Harness().running { h in
+            await h.clock.advance(by: .seconds(2))
+            let fix = Fix.fixture()
+            await h.emitAndWait(fix)
+            await h.emitAndWait(.fixture(accuracy: 80))  // while off: never delivered
+            let status = await h.sut.status()
+            #expect(status.lastAccepted == fix)
+            #expect(status.uptimeSeconds == 2)
+            #expect(status.scheduler?.policy == "fixed 60s")
+            #expect(status.scheduler?.phase == "off")
+            #expect(status.scheduler?.nextPowerOnSeconds == 58)
+        }
+    }
+
     @Test func acquisitionTimeoutPowersTheReceiverOff() async throws {
         try await Harness(timeout: 30).running { h in
             #expect(await h.advance(by: .seconds(30)) { h.receiver.calls == [.powerOn, .powerOff] })

@@ -1,0 +1,91 @@
+import Foundation
+import TernCore
+import TernGateway
+
+/// What a running `tern run` publishes for `tern status`: written to `status_file` (on tmpfs by
+/// default: `/run/tern`, so the SD card is not worn) every few seconds, read by another process.
+public struct StatusReport: Sendable, Hashable, Codable {
+    /// When the daemon wrote this report, and when it started.
+    public var updated: Date
+    public var started: Date
+    public var pid: Int32
+    public var device: String
+    /// The serial link to the receiver, e.g. "connected", "gone".
+    public var receiverLink: String
+    /// True when the board has no way to switch the receiver off (`power.method = "none"`).
+    public var alwaysPowered: Bool
+    public var gateway: GatewayStatus
+    public var uplink: ForwarderStatus
+    /// Positions waiting in the queue (nil when it could not be counted).
+    public var queueDepth: Int?
+
+    public init(
+        updated: Date, started: Date, pid: Int32, device: String, receiverLink: String, alwaysPowered: Bool,
+        gateway: GatewayStatus, uplink: ForwarderStatus, queueDepth: Int?
+    ) {
+        self.updated = updated
+        self.started = started
+        self.pid = pid
+        self.device = device
+        self.receiverLink = receiverLink
+        self.alwaysPowered = alwaysPowered
+        self.gateway = gateway
+        self.uplink = uplink
+        self.queueDepth = queueDepth
+    }
+
+    /// The report as `tern status --json` prints it and the file holds it.
+    public func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return try encoder.encode(self)
+    }
+
+    public static func decode(_ data: Data) throws -> StatusReport {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try decoder.decode(StatusReport.self, from: data)
+    }
+}
+
+/// Reads and writes the report file. Writes are atomic (a temporary file renamed over the old one),
+/// so a reader never sees half a report.
+public struct StatusFile: Sendable {
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    public func write(_ report: StatusReport) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        try report.json().write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    /// The report, or nil when there is no file (the daemon never ran with this `status_file`).
+    public func read() throws -> StatusReport? {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if FileManager.default.fileExists(atPath: path) {
+                throw CocoaError(.fileReadNoPermission, userInfo: [NSFilePathErrorKey: path])
+            }
+            return nil
+        }
+        return try StatusReport.decode(data)
+    }
+}
+
+extension Pipeline {
+    /// The report for this running pipeline at `now`.
+    public func statusReport(config: TernConfig, started: Date, now: Date = Date()) async -> StatusReport {
+        StatusReport(
+            updated: now, started: started, pid: ProcessInfo.processInfo.processIdentifier, device: config.device,
+            receiverLink: "\(receiver.linkState)", alwaysPowered: config.power == .none,
+            gateway: await gateway.status(), uplink: forwarder.status(), queueDepth: try? await queue.count())
+    }
+}
