@@ -44,7 +44,7 @@ public struct Daemon: Sendable {
             let parts = Pipeline<ContinuousClock>.Parts(
                 queue: queue, serialPort: serialPort, powerSwitch: try makePowerSwitch(serialPort: serialPort),
                 uplinkURL: try uplinkURL(collector: nil), connectivity: RouteConnectivity(),
-                receiverOptions: receiverOptions(chipset: chipset))
+                receiverOptions: receiverOptions(chipset: chipset), memory: queue as? any SchedulerMemoryStore)
             try await run(Pipeline(config: config, parts: parts, httpClient: httpClient, clock: ContinuousClock(), logger: logger))
         case let .simulated(speed, seed):
             let board = try SimulatedBoard(speed: speed, seed: seed)

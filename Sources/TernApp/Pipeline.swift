@@ -23,11 +23,15 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
         public var uplinkURL: URL
         public var connectivity: any Connectivity
         public var receiverOptions: NMEAReceiver.Options
+        /// Where the scheduler's memory is kept across restarts (nil: start afresh each time).
+        public var memory: (any SchedulerMemoryStore)?
 
         public init(
             queue: any PositionQueue, serialPort: any SerialPort, powerSwitch: any PowerSwitch, uplinkURL: URL,
-            connectivity: any Connectivity, receiverOptions: NMEAReceiver.Options = .init()
+            connectivity: any Connectivity, receiverOptions: NMEAReceiver.Options = .init(),
+            memory: (any SchedulerMemoryStore)? = nil
         ) {
+            self.memory = memory
             self.queue = queue
             self.serialPort = serialPort
             self.powerSwitch = powerSwitch
@@ -52,7 +56,7 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
         gateway = Gateway(
             receiver: receiver, filter: StandardLocationFilter(options: config.filter), queue: queue,
             forwarder: forwarder, scheduler: FixScheduler(options: config.scheduler), clock: clock,
-            logger: logger.labelled("tern.gateway"))
+            memory: parts.memory, logger: logger.labelled("tern.gateway"))
     }
 
     /// The gateway and forwarder as services, in start order.

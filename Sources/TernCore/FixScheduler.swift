@@ -56,7 +56,7 @@ public struct FixScheduler: Sendable, Hashable {
 
     public let options: Options
     public private(set) var state: State = .idle
-    public private(set) var motion: MotionEstimate
+    public internal(set) var motion: MotionEstimate
     public private(set) var cyclesWithFix = 0
     public private(set) var timeouts = 0
     /// Tracking sessions stretched deliberately to refresh the ephemeris.
@@ -66,7 +66,7 @@ public struct FixScheduler: Sendable, Hashable {
     /// Acquisition timeouts in a row (the back-off exponent).
     public private(set) var consecutiveTimeouts = 0
     /// When the receiver last decoded the ephemeris, as far as the scheduler can tell (nil: never).
-    public private(set) var ephemerisTime: Duration?
+    public internal(set) var ephemerisTime: Duration?
 
     private var due: Duration = .zero
     private var awaitingVerdict = false
@@ -75,7 +75,7 @@ public struct FixScheduler: Sendable, Hashable {
     private var poweredAt: Duration = .zero
     /// The first fix of the current powered session (continuous tracking since then).
     private var sessionFixAt: Duration?
-    private var startedAt: Duration?
+    var startedAt: Duration?
     private var lastFixAt: Duration?
     private var timeoutsAtLastFix = 0
     /// Whether the receiver reports the satellites it hears while acquiring (then a timeout without
@@ -83,14 +83,19 @@ public struct FixScheduler: Sendable, Hashable {
     private var reportsSignals = false
     private var heardSky = false
     /// Adaptive: estimated seconds so far in which the interpolated track was off by more than the budget.
-    public private(set) var badTime: Double = 0
+    public internal(set) var badTime: Double = 0
     /// Adaptive: seconds without sky so far (from a failed attempt to the next fix); they earn no
     /// share in the bad-time account.
-    public private(set) var skylessTime: Double = 0
+    public internal(set) var skylessTime: Double = 0
     /// When the first attempt of the current run of timeouts began (nil: the last attempt got a fix).
     private var skyLostAt: Duration?
     /// Adaptive: the speed the thing usually moves at (smoothed over moving fixes), m/s.
-    public private(set) var typicalSpeed: Double?
+    public internal(set) var typicalSpeed: Double?
+    /// Seconds with sky the bad-time account ran before a restart (`Memory`).
+    var earnedBefore: Double = 0
+    /// A memory to resume from at `.start`, and how long ago it was saved (`remember`).
+    var remembered: Memory?
+    var rememberedDowntime: Duration = .zero
 
     public init(options: Options) {
         self.options = options
@@ -125,6 +130,7 @@ public struct FixScheduler: Sendable, Hashable {
 
         case let (.idle, .start(now)):
             startedAt = now
+            resume(now: now)
             if case .alwaysOn = options.policy {
                 state = .alwaysOn
                 poweredAt = now
@@ -306,7 +312,7 @@ public struct FixScheduler: Sendable, Hashable {
     /// what the policy allows it (`badTimeShare` of the time with sky, plus `badTimeCredit`).
     func offBudget(now: Duration) -> (seconds: Double, allowed: Double)? {
         guard case .adaptive = options.policy, let startedAt else { return nil }
-        let elapsed = (now - startedAt).seconds - skylessTime + options.badTimeCredit.seconds
+        let elapsed = earnedBefore + (now - startedAt).seconds - skylessTime + options.badTimeCredit.seconds
         return (badTime, options.badTimeShare * elapsed)
     }
 
@@ -314,7 +320,7 @@ public struct FixScheduler: Sendable, Hashable {
     private func badTimeCap(now: Duration) -> Double {
         let share = options.badTimeShare
         guard share > 0, share < 1 else { return .infinity }
-        let elapsed = (now - (startedAt ?? now)).seconds - skylessTime + options.badTimeCredit.seconds
+        let elapsed = earnedBefore + (now - (startedAt ?? now)).seconds - skylessTime + options.badTimeCredit.seconds
         return max(0, share * elapsed - badTime) / (1 - share)
     }
 

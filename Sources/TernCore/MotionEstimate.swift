@@ -5,7 +5,7 @@ import Foundation
 /// straight line the interpolation draws between fixes. Pure; times are the scheduler's `Duration`s.
 public struct MotionEstimate: Sendable, Hashable {
     /// One accepted fix, reduced to what the estimate uses.
-    public struct Sample: Sendable, Hashable {
+    public struct Sample: Sendable, Hashable, Codable {
         public var time: Duration
         public var coordinate: Coordinate
         /// Speed over ground, m/s (the receiver's, else from the displacement).
@@ -13,6 +13,14 @@ public struct MotionEstimate: Sendable, Hashable {
         /// Course over ground, degrees true, when the receiver gave one while moving.
         public var course: Double?
         public var accuracy: Double
+
+        public init(time: Duration, coordinate: Coordinate, speed: Double, course: Double?, accuracy: Double) {
+            self.time = time
+            self.coordinate = coordinate
+            self.speed = speed
+            self.course = course
+            self.accuracy = accuracy
+        }
     }
 
     /// Below this speed over ground (m/s) a fix says "still" (receiver SOG noise at rest is ~0.1 m/s).
@@ -44,6 +52,15 @@ public struct MotionEstimate: Sendable, Hashable {
     public func stillFor(at now: Duration) -> Duration {
         guard let since = stillSince else { return .zero }
         return now - since
+    }
+
+    /// Starts from a fix remembered across a restart (`FixScheduler.Memory`): the next fix is
+    /// compared with it; no acceleration or turn is carried over.
+    public mutating func restore(last sample: Sample, stillSince: Duration?) {
+        last = sample
+        previous = nil
+        self.stillSince = stillSince
+        acceleration = 0
     }
 
     public mutating func update(with fix: Fix, at now: Duration) {

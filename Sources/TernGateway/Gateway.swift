@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import TernCore
 
@@ -16,6 +17,9 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     private let clock: C
     private let timer: WakeTimer<C>
     private let logger: Logger
+    private let memory: (any SchedulerMemoryStore)?
+    private let wallClock: @Sendable () -> Date
+    private var memorySavedAt: Duration?
     private let start: C.Instant
     private var poweredSince: Duration?
     private var pending: [Position] = []
@@ -23,12 +27,22 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
 
     /// Accepted positions kept in memory while the store fails, before the oldest are dropped.
     public let maxPendingWrites: Int
+    /// How often (at most) what the scheduler has learnt is saved to `memory`; also at shutdown.
+    public let memorySaveInterval: Duration
 
+    /// - Parameters:
+    ///   - memory: where the scheduler's memory is kept across restarts (nil: start afresh each time).
+    ///   - wallClock: the time of day, to measure how long Tern was down between two runs.
     public init(
         receiver: any GPSReceiver, filter: any LocationFilter, queue: any PositionQueue,
         forwarder: any Forwarding, scheduler: FixScheduler, clock: C,
+        memory: (any SchedulerMemoryStore)? = nil, wallClock: @escaping @Sendable () -> Date = { Date() },
+        memorySaveInterval: Duration = .seconds(300),
         maxPendingWrites: Int = 10_000, logger: Logger = Logger(label: "tern.gateway")
     ) {
+        self.memory = memory
+        self.wallClock = wallClock
+        self.memorySaveInterval = memorySaveInterval
         self.receiver = receiver
         self.filter = filter
         self.queue = queue
@@ -53,6 +67,7 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
 
     /// Runs until the receiver's fixes end or the task is cancelled; powers the receiver off on the way out.
     public func run() async throws {
+        await resumeMemory()
         await perform(scheduler.handle(.start(now: elapsed)))
         defer { logger.info("gateway stopped", metadata: ["fixes": "\(current.fixesSeen)"]) }
         do {
@@ -115,6 +130,37 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         for fix in deliveries {
             let accepted = await deliver(fix)
             await perform(scheduler.handle(.delivered(accepted: accepted, now: elapsed)))
+            if accepted, memorySavedAt.map({ elapsed - $0 >= memorySaveInterval }) ?? true { await saveMemory() }
+        }
+    }
+
+    /// Resumes what the scheduler learnt before the last restart, if anything was saved.
+    private func resumeMemory() async {
+        guard let memory else { return }
+        do {
+            guard let (saved, savedAt) = try await memory.loadSchedulerMemory() else { return }
+            let downtime = wallClock().timeIntervalSince(savedAt)
+            guard downtime >= 0 else {
+                logger.warning("scheduler memory saved in the future (was the clock set back?): starting afresh")
+                return
+            }
+            scheduler.remember(saved, downtime: .seconds(downtime))
+            logger.info("resuming what the scheduler had learnt", metadata: ["saved_seconds_ago": "\(Int(downtime))"])
+        } catch {
+            logger.warning("cannot read the scheduler memory: starting afresh", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func saveMemory() async {
+        let now = elapsed
+        guard let memory, let snapshot = scheduler.memory(now: now) else { return }
+        memorySavedAt = now
+        let time = wallClock()
+        do {
+            // In its own task so that cancellation (shutdown) cannot cut the write short.
+            try await Task { try await memory.saveSchedulerMemory(snapshot, at: time) }.value
+        } catch {
+            logger.warning("cannot save the scheduler memory; a restart will start afresh", metadata: ["error": "\(error)"])
         }
     }
 
@@ -177,6 +223,7 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     }
 
     private func shutDown() async {
+        await saveMemory()
         await perform(scheduler.handle(.stop))
         timer.schedule(at: nil)
         current.nextWake = nil

@@ -12,12 +12,23 @@ public struct SimulationOptions: Sendable, Hashable {
     public var noSky: [ClosedRange<Double>]
     /// The location filter the accepted fixes pass.
     public var filter: StandardLocationFilter.Options
+    /// When Tern restarts (seconds from the trace start): it powers the receiver off, is down for
+    /// `restartDowntime` and starts a new scheduler, resuming its `FixScheduler.Memory` when
+    /// `remembers` (the receiver keeps its ephemeris on backup power either way).
+    public var restarts: [Double]
+    public var remembers: Bool
+
+    /// How long a restart keeps Tern down (systemd's RestartSec plus start-up).
+    public static let restartDowntime = 10.0
 
     public init(
         policy: FixPolicy, receiver: ReceiverModel = .mt3339, seed: UInt64 = 1,
         acquisitionTimeout: Duration = .seconds(90), accuracyTarget: Double = 15,
-        noSky: [ClosedRange<Double>] = [], filter: StandardLocationFilter.Options = .init()
+        noSky: [ClosedRange<Double>] = [], filter: StandardLocationFilter.Options = .init(),
+        restarts: [Double] = [], remembers: Bool = true
     ) {
+        self.restarts = restarts
+        self.remembers = remembers
         self.policy = policy
         self.receiver = receiver
         self.seed = seed
@@ -66,6 +77,11 @@ struct SimulationRun {
     var powerLog: [SimulationResult.PowerLogEntry] = []
     var starts = SimulationResult.Starts()
     var powerOns = 0
+    /// Restarts still to come, and when the restarted scheduler starts.
+    var restarts: [Double]
+    var startAt: Double?
+    /// Counters of the schedulers before the last restart.
+    var earlier = (refreshes: 0, timeouts: 0, keptOn: 0)
 
     init(trace: Trace, options: SimulationOptions, scheduler: FixScheduler) {
         self.trace = trace
@@ -75,6 +91,7 @@ struct SimulationRun {
         self.filter = StandardLocationFilter(options: options.filter)
         self.meter = EnergyMeter(energy: options.receiver.energy, standbyCurrent: options.receiver.standbyCurrent)
         self.random = SplitMix64(seed: options.seed)
+        self.restarts = options.restarts.sorted()
     }
 
     mutating func run() {
@@ -83,10 +100,16 @@ struct SimulationRun {
         while true {
             let fixAt = receiver.powered ? receiver.nextFixAt : nil
             let statusAt = receiver.powered ? receiver.nextStatusAt : nil
-            let next = [fixAt, statusAt, wake?.seconds].compactMap { $0 }.min()
+            let restartAt = startAt == nil ? restarts.first : nil
+            let next = [fixAt, statusAt, wake?.seconds, restartAt, startAt].compactMap { $0 }.min()
             guard let next, next <= end else { break }
             now = max(now, next)
-            if let fixAt, fixAt <= next {
+            if let restartAt, restartAt <= next {
+                restart()
+            } else if let at = startAt, at <= next {
+                startAt = nil
+                perform(scheduler.handle(.start(now: .seconds(now))))
+            } else if let fixAt, fixAt <= next {
                 emitFix()
             } else if let statusAt, statusAt <= next {
                 emitNoFixEpoch()
@@ -98,6 +121,19 @@ struct SimulationRun {
         now = end
         perform(scheduler.handle(.stop))
         meter.finish(at: end)
+    }
+
+    /// Tern stops (receiver off), and a new scheduler waits to start after the downtime.
+    private mutating func restart() {
+        restarts.removeFirst()
+        perform(scheduler.handle(.stop))
+        earlier = (earlier.refreshes + scheduler.ephemerisRefreshes, earlier.timeouts + scheduler.timeouts, earlier.keptOn + scheduler.keptOn)
+        let memory = scheduler.memory(now: .seconds(now))
+        var next = FixScheduler(options: scheduler.options)
+        if options.remembers, let memory { next.remember(memory, downtime: .seconds(SimulationOptions.restartDowntime)) }
+        scheduler = next
+        wake = nil
+        startAt = now + SimulationOptions.restartDowntime
     }
 
     private func skyVisible(at t: Double) -> Bool {
@@ -243,9 +279,9 @@ struct SimulationRun {
         r.floorMJ = e.voltage * e.acquisitionCurrent * model.hotTTFFMedian
         r.floorRatio = r.floorMJ > 0 ? r.energyPerFixMJ / r.floorMJ : 0
         r.medianCycleMJ = median(meter.cycles)
-        r.ephemerisRefreshes = scheduler.ephemerisRefreshes
-        r.timeouts = scheduler.timeouts
-        r.keptOn = scheduler.keptOn
+        r.ephemerisRefreshes = earlier.refreshes + scheduler.ephemerisRefreshes
+        r.timeouts = earlier.timeouts + scheduler.timeouts
+        r.keptOn = earlier.keptOn + scheduler.keptOn
         r.acceptedFixes = accepted
         r.powerLog = powerLog
         return r

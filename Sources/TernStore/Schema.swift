@@ -24,6 +24,16 @@ enum Schema {
                 )
                 """)
         }
+        migrator.registerMigration("v2") { db in
+            // One row: what the scheduler has learnt (FixScheduler.Memory as JSON), for restarts.
+            try db.execute(sql: """
+                CREATE TABLE scheduler_memory (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    saved_at REAL NOT NULL,
+                    memory TEXT NOT NULL
+                )
+                """)
+        }
         return migrator
     }
 }

@@ -59,6 +59,15 @@ extension Tern {
         @Option(help: "Write the receiver's power-state changes to this CSV file.")
         var powerLog: String?
 
+        @Option(
+            name: .customLong("restart-at"),
+            help: "Restart Tern at this time into the trace, e.g. 12h (repeatable): down 10 s, then a new scheduler.",
+            transform: DurationArgument.parse)
+        var restartAt: [Duration] = []
+
+        @Flag(help: "On --restart-at, start from nothing instead of what the scheduler had learnt.")
+        var forgetOnRestart = false
+
         func validate() throws {
             _ = try request()
         }
@@ -67,7 +76,8 @@ extension Tern {
         func request() throws -> SimulationRequest {
             try SimulationRequest(
                 trace: trace, scenario: scenario, policy: policy, interval: interval, errorBudget: errorBudget,
-                maxInterval: maxInterval, minInterval: minInterval, receiver: receiver, seed: seed)
+                maxInterval: maxInterval, minInterval: minInterval, receiver: receiver, seed: seed,
+                restarts: restartAt.map(\.seconds), remembers: !forgetOnRestart)
         }
 
         func run() throws {
@@ -149,6 +159,8 @@ struct SimulationRequest: Equatable {
     var policy: FixPolicy
     var receiver: SimulationReceiverName
     var seed: UInt64
+    var restarts: [Double] = []
+    var remembers = true
 
     static let defaultInterval = Duration.seconds(60)
     static let defaultErrorBudget = 30.0
@@ -157,8 +169,11 @@ struct SimulationRequest: Equatable {
 
     init(
         trace: String?, scenario: String?, policy: SimulationPolicyName, interval: Duration? = nil, errorBudget: String? = nil,
-        maxInterval: Duration? = nil, minInterval: Duration? = nil, receiver: SimulationReceiverName, seed: UInt64 = 1
+        maxInterval: Duration? = nil, minInterval: Duration? = nil, receiver: SimulationReceiverName, seed: UInt64 = 1,
+        restarts: [Double] = [], remembers: Bool = true
     ) throws {
+        self.restarts = restarts
+        self.remembers = remembers
         switch (trace, scenario) {
         case let (path?, nil): source = .file(path)
         case let (nil, name?):
@@ -230,7 +245,7 @@ struct SimulationRequest: Equatable {
     }
 
     func options(noSky: [ClosedRange<Double>]) -> SimulationOptions {
-        SimulationOptions(policy: policy, receiver: receiver.model, seed: seed, noSky: noSky)
+        SimulationOptions(policy: policy, receiver: receiver.model, seed: seed, noSky: noSky, restarts: restarts, remembers: remembers)
     }
 
     /// "adaptive (error budget 30 m, intervals 5s–15m)", "fixed (every 60s)", "always-on".

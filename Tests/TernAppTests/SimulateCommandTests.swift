@@ -25,6 +25,14 @@ import TernTesting
         }
     }
 
+    @Test func restartsReachTheSimulationOptions() throws {
+        let sut = try Tern.Simulate.parse(["--scenario", "parked-day", "--policy", "adaptive", "--receiver", "mt3339",
+                                            "--restart-at", "12h", "--restart-at", "90m", "--forget-on-restart"]).request()
+        let options = sut.options(noSky: [])
+        #expect(options.restarts == [43_200, 5400])
+        #expect(!options.remembers)
+    }
+
     @Test func fixedDefaultsToOneMinute() throws {
         let sut = try request(.fixed)
         #expect(sut.policy == .fixed(interval: .seconds(60)))

@@ -1,3 +1,4 @@
+import Foundation
 import Clocks
 import Logging
 import Synchronization
@@ -22,7 +23,7 @@ import TernTesting
         /// - Parameter throughSwitch: the gateway's receiver forwards power to `power`, stamping each change.
         init(
             policy: FixPolicy = .fixed(interval: .seconds(60)), timeout: Int = 30, maxAccuracy: Double = 25,
-            throughSwitch: Bool = false
+            throughSwitch: Bool = false, memory: InMemorySchedulerMemory? = nil
         ) {
             switched = SwitchedReceiver(fixes: receiver, power: power, clock: clock)
             options = FixScheduler.Options(
@@ -31,8 +32,11 @@ import TernTesting
                 receiver: throughSwitch ? switched : receiver,
                 filter: StandardLocationFilter(options: .init(maxAccuracy: maxAccuracy)),
                 queue: queue, forwarder: forwarder, scheduler: FixScheduler(options: options),
-                clock: clock, logger: .quiet())
+                clock: clock, memory: memory, wallClock: { Harness.wallNow }, logger: .quiet())
         }
+
+        /// The time of day the gateway sees (fixed: the tests measure downtimes from it).
+        static let wallNow = Date(timeIntervalSince1970: 1_795_000_000)
 
         /// Starts the gateway in a child task and waits until it powered the receiver on.
         func running(_ body: (Harness) async throws -> Void) async throws {
@@ -244,6 +248,55 @@ import TernTesting
 }
 
 /// Hours of virtual time through a receiver whose power goes through a `SpyPowerSwitch`.
+/// What the scheduler learnt, across restarts (`SchedulerMemoryStore`).
+@Suite struct GatewayMemoryTests {
+    typealias Harness = GatewayTests.Harness
+    private let adaptive = FixPolicy.adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900))
+
+    /// Parked for 14 hours at the fixture spot, a day of running behind it, saved `savedAgo` before now.
+    private func parkedMemory(savedAgo: TimeInterval) -> InMemorySchedulerMemory {
+        let spot = Fix.fixture()
+        let memory = FixScheduler.Memory(
+            elapsedSeconds: 86_400, badTimeSeconds: 0, typicalSpeed: 12, ephemerisAgeSeconds: 600,
+            lastFix: .init(time: .zero, coordinate: spot.coordinate, speed: 0, course: nil, accuracy: 4),
+            lastFixAgeSeconds: 300, stillSeconds: 50_000)
+        return InMemorySchedulerMemory((memory, Harness.wallNow.addingTimeInterval(-savedAgo)))
+    }
+
+    @Test func aRestartedGatewayResumesTheLongStillIntervals() async throws {
+        try await Harness(policy: adaptive, memory: parkedMemory(savedAgo: 10)).running { h in
+            await h.emitAndWait(.fixture())
+            #expect(await h.sut.status().scheduler?.nextPowerOnSeconds == 900)
+        }
+    }
+
+    @Test func withoutAMemoryTheGatewayStartsCautious() async throws {
+        try await Harness(policy: adaptive, memory: InMemorySchedulerMemory()).running { h in
+            await h.emitAndWait(.fixture())
+            #expect((await h.sut.status().scheduler?.nextPowerOnSeconds ?? .infinity) < 30)
+        }
+    }
+
+    @Test func aMemorySavedInTheFutureIsIgnored() async throws {
+        // The clock was set back (a Pi without RTC before NTP): the downtime cannot be measured.
+        try await Harness(policy: adaptive, memory: parkedMemory(savedAgo: -3600)).running { h in
+            await h.emitAndWait(.fixture())
+            #expect((await h.sut.status().scheduler?.nextPowerOnSeconds ?? .infinity) < 30)
+        }
+    }
+
+    @Test func theMemoryIsSavedAfterTheFirstFixAndAtShutdown() async throws {
+        let memory = InMemorySchedulerMemory()
+        try await Harness(policy: adaptive, memory: memory).running { h in
+            await h.emitAndWait(.fixture())
+            #expect(await eventually { memory.saves == 1 })
+            #expect(memory.saved?.savedAt == Harness.wallNow)
+        }
+        #expect(await eventually { memory.saves == 2 })
+        #expect(memory.saved?.memory.lastFix?.coordinate == Fix.fixture().coordinate)
+    }
+}
+
 @Suite struct GatewayVirtualTimeTests {
     @Test func powerLineIsSwitchedExactlyAsTheFixedPolicyDecides() async throws {
         let h = GatewayTests.Harness(policy: .fixed(interval: .seconds(60)), timeout: 30, throughSwitch: true)

@@ -52,6 +52,23 @@ import TernSimulation
         return total
     }
 
+    @Test func aRestartPowersOffForTheDowntimeAndResumesWhatWasLearnt() {
+        // Parked 8 h then a 10-minute drive; Tern restarts at 6 h.
+        let parked = trace(minutes: 10, still: 8 * 3600)
+        func run(remembers: Bool) -> SimulationResult {
+            simulate(trace: parked, options: .init(
+                policy: .adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900)),
+                restarts: [6 * 3600], remembers: remembers))
+        }
+        let remembering = run(remembers: true), forgetting = run(remembers: false)
+        #expect(onSeconds(remembering, in: 6 * 3600 ... 6 * 3600 + SimulationOptions.restartDowntime) == 0)
+        // Afresh, the scheduler starts cautious again: short intervals for hours after the restart.
+        let after = { (r: SimulationResult) in r.acceptedFixes.filter { (6 * 3600 ... 8 * 3600).contains($0.time) }.count }
+        #expect(after(remembering) <= 9)  // every 15 min, as before the restart
+        #expect(after(forgetting) > 2 * after(remembering))
+        #expect(remembering.energyMJ < forgetting.energyMJ)
+    }
+
     @Test func sameSeedSameResult() {
         let options = SimulationOptions(policy: .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)), seed: 9)
         #expect(simulate(trace: trace(minutes: 20, still: 600), options: options)
