@@ -57,8 +57,13 @@ struct PolicyReport {
         var parkedAlwaysOnUntilDepartureMJ: Double?
         /// Seconds from the departure to the first accepted fix farther than the budget from the spot.
         var departureDelay: Double?
+        /// The one fixed interval a config could name for every moving trace: the longest whose p95
+        /// stays within the budget on all of them (nil: none does), and its energy summed, mJ.
+        var singleFixedInterval: Double?
+        var singleFixedMJ = 0.0
 
         var adaptiveOverBestFixed: Double { ratio(adaptiveMJ, bestFixedMJ) }
+        var adaptiveOverSingleFixed: Double? { singleFixedInterval.map { _ in ratio(adaptiveMJ, singleFixedMJ) } }
         var adaptiveOverAlwaysOn: Double { ratio(adaptiveMJ, alwaysOnMJ) }
         var medianCycleOverFloor: Double { ratio(medianCycleMJ, floorMJ) }
         var parkedRatio: Double? { parkedAdaptiveMJ.flatMap { a in parkedAlwaysOnMJ.map { ratio(a, $0) } } }
@@ -136,6 +141,13 @@ struct PolicyReport {
         }
         t.cycles = cycles.count
         t.medianCycleMJ = median(cycles)
+        let moving = rows.filter(\.input.isMoving)
+        for interval in fixedIntervals {
+            let runs = moving.compactMap { row in row.fixed.first { $0.interval == interval }?.result }
+            guard runs.count == moving.count, runs.allSatisfy({ $0.errorSkyM.p95 <= budget }) else { continue }
+            t.singleFixedInterval = interval
+            t.singleFixedMJ = runs.reduce(0) { $0 + $1.energyMJ }
+        }
         return t
     }
 
@@ -264,6 +276,9 @@ struct PolicyReport {
             "parked_ratio_vs_always_on": t.parkedRatio.map { round($0, 5) } ?? NSNull(),
             "parked_until_departure_ratio_vs_always_on": t.parkedUntilDepartureRatio.map { round($0, 5) } ?? NSNull(),
             "departure_delay_s": t.departureDelay.map { round($0, 1) } ?? NSNull(),
+            "moving_single_fixed_interval_s": t.singleFixedInterval ?? NSNull(),
+            "moving_single_fixed_mj": t.singleFixedInterval.map { _ in round(t.singleFixedMJ, 1) } ?? NSNull(),
+            "adaptive_over_single_fixed": t.adaptiveOverSingleFixed.map { round($0, 4) } ?? NSNull(),
         ]
     }
 
@@ -294,6 +309,12 @@ struct PolicyReport {
                     + "\(fmt(t.adaptiveOverBestFixed, 3)) | \(fmt(t.adaptiveOverAlwaysOn, 4)) | "
                     + "\(fmt(t.medianCycleMJ, 0)) / \(fmt(t.floorMJ, 0)) mJ = \(fmt(t.medianCycleOverFloor, 2)) | "
                     + "\(t.parkedRatio.map { fmt($0 * 100, 2) + " %" } ?? "n/a") | \(t.departureDelay.map { fmt($0, 0) + " s" } ?? "never") |")
+        }
+        for t in totals {
+            let single = t.singleFixedInterval.map {
+                "\(fmt($0)) s, \(fmt(t.singleFixedMJ / 1000, 1)) J; adaptive is \(fmt(t.adaptiveOverSingleFixed ?? 0, 3)) × that"
+            } ?? "none of \(Self.fixedIntervals.map { fmt($0) }.joined(separator: ", ")) s is"
+            lines += ["", "\(t.receiver.name), one fixed interval for every moving trace (what a config can name; the longest within the budget on all): \(single)."]
         }
         lines += ["", "Targets:"]
         for target in targets {
