@@ -311,16 +311,20 @@ public struct FixScheduler: Sendable, Hashable {
     /// Adaptive: the bad-time account (seconds the track was likely off by more than the budget) and
     /// what the policy allows it (`badTimeShare` of the time with sky, plus `badTimeCredit`).
     func offBudget(now: Duration) -> (seconds: Double, allowed: Double)? {
-        guard case .adaptive = options.policy, let startedAt else { return nil }
-        let elapsed = earnedBefore + (now - startedAt).seconds - skylessTime + options.badTimeCredit.seconds
-        return (badTime, options.badTimeShare * elapsed)
+        guard case .adaptive = options.policy, startedAt != nil else { return nil }
+        return (badTime, options.badTimeShare * (timeWithSky(now: now) + options.badTimeCredit.seconds))
+    }
+
+    /// Seconds with sky so far, this run and the runs before a restart: what earns the account its share.
+    func timeWithSky(now: Duration) -> Double {
+        earnedBefore + (now - (startedAt ?? now)).seconds - skylessTime
     }
 
     /// The longest interval that keeps the bad-time account within `badTimeShare` should it go wrong.
     private func badTimeCap(now: Duration) -> Double {
         let share = options.badTimeShare
         guard share > 0, share < 1 else { return .infinity }
-        let elapsed = earnedBefore + (now - (startedAt ?? now)).seconds - skylessTime + options.badTimeCredit.seconds
+        let elapsed = timeWithSky(now: now) + options.badTimeCredit.seconds
         return max(0, share * elapsed - badTime) / (1 - share)
     }
 

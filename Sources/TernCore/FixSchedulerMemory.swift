@@ -31,9 +31,9 @@ extension FixScheduler {
 
     /// The memory at `now` (nil before `.start`).
     public func memory(now: Duration) -> Memory? {
-        guard let startedAt else { return nil }
+        guard startedAt != nil else { return nil }
         return Memory(
-            elapsedSeconds: earnedBefore + (now - startedAt).seconds - skylessTime, badTimeSeconds: badTime,
+            elapsedSeconds: timeWithSky(now: now), badTimeSeconds: badTime,
             typicalSpeed: typicalSpeed, ephemerisAgeSeconds: ephemerisTime.map { (now - $0).seconds },
             lastFix: motion.last, lastFixAgeSeconds: motion.last.map { (now - $0.time).seconds },
             stillSeconds: motion.isStill ? motion.stillFor(at: now).seconds : nil)
