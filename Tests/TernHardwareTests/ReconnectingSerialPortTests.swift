@@ -72,14 +72,14 @@ struct ReconnectingSerialPortTests {
         let read = Task { try await sut.read(maxCount: 8) }
         #expect(await eventually { opener.calls == 1 })
         await clock.advance(by: .milliseconds(101))
-        #expect(await eventually { opener.calls == 2 })
+        #expect(await eventually(nudging: clock) { opener.calls == 2 })
         // The second failure (at 101 ms) waits 200 ms: nothing at 299 ms, a reopen just after 301 ms.
         try await Task.sleep(for: .milliseconds(20))
         await clock.advance(by: .milliseconds(198))
         try await Task.sleep(for: .milliseconds(20))
         #expect(opener.calls == 2)
         await clock.advance(by: .milliseconds(3))
-        #expect(await eventually { opener.calls == 3 })
+        #expect(await eventually(nudging: clock) { opener.calls == 3 })
         read.cancel()
     }
 
@@ -117,7 +117,7 @@ struct ReconnectingSerialPortTests {
         let read = Task { try await sut.read(maxCount: 8) }
         #expect(await eventually { opener.calls == 1 && sut.linkState != .connected })
         await clock.advance(by: .milliseconds(101))
-        #expect(await eventually { opener.calls == 2 })
+        #expect(await eventually(nudging: clock) { opener.calls == 2 })
         #expect(opener.bauds == [38400, 38400])
         read.cancel()
     }
@@ -170,5 +170,14 @@ struct ReconnectingSerialPortTests {
         #expect(sut.linkState == .connected)
         #expect(resumedAfter <= .seconds(5), "resumed \(resumedAfter) after replug")
         print("ReconnectingSerialPort: data resumed \(resumedAfter) after replug")
+    }
+}
+
+/// Waits for `condition`, nudging the test clock: a back-off sleep registered just after an advance
+/// (its deadline is absolute, so already due) fires only on the clock's next advance.
+private func eventually(nudging clock: TestClock<Duration>, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+    await eventually {
+        await clock.advance(by: .zero)
+        return condition()
     }
 }
