@@ -6,6 +6,7 @@ import TernCore
 import TernGateway
 import TernHardware
 import TernSimulation
+import TernStore
 import TernUplink
 
 /// `tern run`: the pipeline from a config, as a long-running service. SIGTERM/SIGINT finish the
@@ -33,7 +34,7 @@ public struct Daemon: Sendable {
         try? await httpClient.shutdown()
     }
 
-    private func run(queue: any PositionQueue, httpClient: HTTPClient) async throws {
+    private func run(queue: SQLitePositionQueue, httpClient: HTTPClient) async throws {
         switch config.receiver {
         case let .serial(device, baud):
             // Open once plainly so that a missing device or a permission problem stops Tern at
@@ -44,7 +45,7 @@ public struct Daemon: Sendable {
             let parts = Pipeline<ContinuousClock>.Parts(
                 queue: queue, serialPort: serialPort, powerSwitch: try makePowerSwitch(serialPort: serialPort),
                 uplinkURL: try uplinkURL(collector: nil), connectivity: RouteConnectivity(),
-                receiverOptions: receiverOptions(chipset: chipset), memory: queue as? any SchedulerMemoryStore)
+                receiverOptions: receiverOptions(chipset: chipset), memory: queue)
             try await run(Pipeline(config: config, parts: parts, httpClient: httpClient, clock: ContinuousClock(), logger: logger))
         case let .simulated(speed, seed):
             let board = try SimulatedBoard(speed: speed, seed: seed)
