@@ -67,7 +67,8 @@ public struct Daemon: Sendable {
     }
 
     private func run<C: Clock>(_ pipeline: Pipeline<C>, extra: [any Service] = []) async throws where C.Duration == Duration {
-        let services = extra + pipeline.services + [watchdog(pipeline), statusPublisher(pipeline)]
+        let started = Date()
+        let services = extra + pipeline.services + [watchdog(pipeline, started: started), statusPublisher(pipeline, started: started)]
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try? notifier.ready()
@@ -77,16 +78,14 @@ public struct Daemon: Sendable {
     }
 
     /// Pings systemd's watchdog and publishes a one-line status for `systemctl status`.
-    private func watchdog<C: Clock>(_ pipeline: Pipeline<C>) -> any Service where C.Duration == Duration {
-        TaskService("watchdog") { [notifier] in
+    private func watchdog<C: Clock>(_ pipeline: Pipeline<C>, started: Date) -> any Service where C.Duration == Duration {
+        TaskService("watchdog") { [notifier, config] in
             let interval = notifier.watchdogInterval ?? .seconds(30)
             try await cancelWhenGracefulShutdown {
                 while !Task.isCancelled {
-                    let gateway = await pipeline.gateway.status()
-                    let forwarder = pipeline.forwarder.status()
-                    let depth = (try? await pipeline.queue.count()) ?? -1
+                    let report = await pipeline.statusReport(config: config, started: started)
                     try? notifier.status(
-                        "receiver \(gateway.receiverPowered ? "on" : "off") (\(pipeline.receiver.linkState)), \(gateway.fixesAccepted) accepted, queue \(depth), uploaded \(forwarder.uploaded)")
+                        "receiver \(report.gateway.receiverPowered ? "on" : "off") (\(report.receiverLink)), \(report.gateway.fixesAccepted) accepted, queue \(report.queueDepth ?? -1), uploaded \(report.uplink.uploaded)")
                     try? notifier.watchdog()
                     try await Task.sleep(for: interval)
                 }
@@ -95,9 +94,8 @@ public struct Daemon: Sendable {
     }
 
     /// Writes the status report for `tern status` every 10 s; a failure is logged once (and its end).
-    private func statusPublisher<C: Clock>(_ pipeline: Pipeline<C>) -> any Service where C.Duration == Duration {
+    private func statusPublisher<C: Clock>(_ pipeline: Pipeline<C>, started: Date) -> any Service where C.Duration == Duration {
         let file = StatusFile(path: config.statusFile)
-        let started = Date()
         return TaskService("status") { [config, logger] in
             try await cancelWhenGracefulShutdown {
                 var failing = false

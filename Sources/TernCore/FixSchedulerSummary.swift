@@ -29,7 +29,8 @@ extension FixScheduler {
 
     /// The summary at `now` (the scheduler's own time origin, as for `handle`).
     public func summary(now: Duration) -> Summary {
-        Summary(
+        let account = offBudget(now: now)
+        return Summary(
             policy: policyName, phase: phaseName, motion: motion.last == nil ? "unknown" : motion.isStill ? "still" : "moving",
             stillSeconds: motion.isStill ? motion.stillFor(at: now).seconds : nil,
             nextPowerOnSeconds: state.offUntil.map { max(0, ($0 - now).seconds) },
@@ -37,7 +38,7 @@ extension FixScheduler {
             ephemerisAgeSeconds: ephemerisTime.map { (now - $0).seconds },
             ephemerisRefreshes: ephemerisRefreshes, keptOn: keptOn, timeouts: timeouts,
             consecutiveTimeouts: consecutiveTimeouts,
-            offBudgetSeconds: offBudget(now: now)?.seconds, offBudgetAllowedSeconds: offBudget(now: now)?.allowed)
+            offBudgetSeconds: account?.seconds, offBudgetAllowedSeconds: account?.allowed)
     }
 
     private var policyName: String {

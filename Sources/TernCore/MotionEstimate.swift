@@ -61,6 +61,7 @@ public struct MotionEstimate: Sendable, Hashable {
         previous = nil
         self.stillSince = stillSince
         acceleration = 0
+        sharpness = 0
     }
 
     public mutating func update(with fix: Fix, at now: Duration) {
