@@ -95,7 +95,7 @@ enum NMEAHarness {
                 continue
             }
             check(message)
-            if let fix = assembler.add(message) {
+            for fix in assembler.add(message) {
                 check(fix)
                 fixes.append(fix)
             }

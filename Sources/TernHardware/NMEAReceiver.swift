@@ -40,13 +40,20 @@ public final class NMEAReceiver: GPSReceiver {
         public var baudScan: BaudScanner.Options
         /// Called with every checksum-valid sentence, in the reading task (e.g. to show raw NMEA).
         public var onSentence: (@Sendable (NMEASentence) -> Void)?
+        /// No byte for this long completes the open epoch (until the cycle's last sentence is learnt, and
+        /// for cycles that end otherwise). Doubled, up to `maxQuietGap`, when a cycle's sentences come
+        /// after it (a receiver that pauses inside its cycle).
+        public var quietGap: Duration
+        public static let defaultQuietGap = Duration.milliseconds(50)
+        public static let maxQuietGap = Duration.seconds(1)
 
         public init(
             readSize: Int = 256, referenceDate: @escaping @Sendable () -> Date = NMEAReceiver.systemOrBuildDate,
             uere: Double = NMEAFixAssembler.defaultUERE, maxLineLength: Int = NMEAFramer.defaultMaxLineLength,
             health: LinkHealthMonitor.Options = .init(), autobaud: Bool = false, baudScan: BaudScanner.Options = .init(),
-            onSentence: (@Sendable (NMEASentence) -> Void)? = nil
+            onSentence: (@Sendable (NMEASentence) -> Void)? = nil, quietGap: Duration = Options.defaultQuietGap
         ) {
+            self.quietGap = quietGap
             self.readSize = readSize
             self.referenceDate = referenceDate
             self.uere = uere
@@ -100,13 +107,13 @@ public final class NMEAReceiver: GPSReceiver {
     public func powerOn() async throws {
         logger.debug("GPS power on")
         try await powerSwitch.setPower(on: true)
-        link.feed(.powerChanged(on: true, now: link.now))
+        link.powerChanged(on: true)
     }
 
     public func powerOff() async throws {
         logger.debug("GPS power off")
         try await powerSwitch.setPower(on: false)
-        link.feed(.powerChanged(on: false, now: link.now))
+        link.powerChanged(on: false)
     }
 
     /// Fixes decoded from the serial port. Reading starts when the stream is first iterated, runs
@@ -136,5 +143,12 @@ extension NMEAReceiverStats {
         assembler.invalidEpochs += delta.assembler.invalidEpochs
         assembler.undatedEpochs += delta.assembler.undatedEpochs
         assembler.noFixEpochsReported += delta.assembler.noFixEpochsReported
+        assembler.orphanSentences += delta.assembler.orphanSentences
+        assembler.completedAtCycleEnd += delta.assembler.completedAtCycleEnd
+        assembler.completedWhenQuiet += delta.assembler.completedWhenQuiet
+        assembler.discardedEpochs += delta.assembler.discardedEpochs
+        assembler.lateSentences += delta.assembler.lateSentences
+        assembler.lateAfterQuiet += delta.assembler.lateAfterQuiet
+        assembler.trailingSentences += delta.assembler.trailingSentences
     }
 }

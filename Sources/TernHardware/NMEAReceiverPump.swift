@@ -23,11 +23,17 @@ actor NMEAReceiverPump {
     private var assembler: NMEAFixAssembler
     private var ready: [Fix] = []
     private var finished = false
+    /// The error that ended reading, thrown once the fixes completed before it are out.
+    private var failure: (any Error)?
+    /// `ReceiverLink.Boundary.count` last acted on.
+    private var boundariesSeen = 0
+    private var quietGap: Duration
 
-    /// What one wait brought: bytes, the health timer, or both (when they raced).
+    /// What one wait brought: bytes, the health timer, a quiet line, or several (when they raced).
     private struct Outcome: Sendable {
         var bytes: [UInt8] = []
         var timerFired = false
+        var quiet = false
     }
 
     init(
@@ -46,40 +52,58 @@ actor NMEAReceiverPump {
         self.decoder = NMEADecoder(context: NMEADecodingContext(referenceDate: options.referenceDate))
         self.framer = NMEAFramer(maxLineLength: options.maxLineLength)
         self.assembler = NMEAFixAssembler(uere: options.uere, reportsNoFixEpochs: true)
+        self.quietGap = options.quietGap
+        self.boundariesSeen = link.boundaries(since: -1).count
     }
 
-    /// The next fix; nil when the consumer was cancelled or the port closed.
+    /// The next fix; nil when the consumer was cancelled or the port closed. The epoch open when the
+    /// port closes or fails is completed first; a failure is thrown after the fixes before it.
     func next() async throws -> Fix? {
         while ready.isEmpty {
-            guard !finished else { return nil }
+            guard !finished else {
+                guard let failure else { return nil }
+                self.failure = nil
+                throw failure
+            }
             do {
                 let outcome = try await readOrTimer()
                 if !outcome.bytes.isEmpty { process(outcome.bytes) }
+                if outcome.quiet, let fix = assembler.lineQuiet() { ready.append(fix) }
                 if outcome.timerFired { link.feed(.timerFired(now: link.now)) }
                 if autobaud, link.health == .wrongBaudSuspected { try await scanBaudRates() }
             } catch is CancellationError {
                 finished = true
                 return nil
             } catch SerialPortError.closed {
-                finished = true
-                return nil
+                finish(failure: nil)
             } catch {
-                finished = true
                 if case SerialPortError.disconnected = error { link.portChanged(.gone(reason: "hang-up or I/O error")) }
                 logger.error("GPS serial port failed", metadata: ["error": "\(error)"])
-                throw error
+                finish(failure: error)
             }
         }
         return ready.removeFirst()
     }
 
-    /// Waits for bytes or the health timer, whichever comes first, keeping both if they race.
+    /// Reading is over: the open epoch is complete (the receiver said all it will).
+    private func finish(failure: (any Error)?) {
+        finished = true
+        self.failure = failure
+        link.quietTimer.schedule(at: nil)
+        if let fix = assembler.flush() { ready.append(fix) }
+    }
+
+    /// Waits for bytes, the health timer or a quiet line, whichever comes first, keeping all that raced.
     private func readOrTimer() async throws -> Outcome {
         try await withThrowingTaskGroup(of: Outcome.self) { group in
             group.addTask { [serialPort, readSize] in Outcome(bytes: try await serialPort.read(maxCount: readSize)) }
             group.addTask { [link] in
                 _ = try await link.timer.due()
                 return Outcome(timerFired: true)
+            }
+            group.addTask { [link] in
+                _ = try await link.quietTimer.due()
+                return Outcome(quiet: true)
             }
             var outcome = Outcome()
             var failure: (any Error)?
@@ -89,10 +113,11 @@ actor NMEAReceiverPump {
                 failure = error
             }
             group.cancelAll()
-            // The loser normally ends with CancellationError; keep its result if it finished anyway.
+            // The losers normally end with CancellationError; keep their results if they finished anyway.
             while let more = try? await group.next() {
                 outcome.bytes += more.bytes
                 outcome.timerFired = outcome.timerFired || more.timerFired
+                outcome.quiet = outcome.quiet || more.quiet
             }
             if let failure { throw failure }
             return outcome
@@ -110,6 +135,7 @@ actor NMEAReceiverPump {
         defer { link.setAutobauding(false) }
         let rate = try await scanner.scan(port)
         framer = NMEAFramer(maxLineLength: maxLineLength)
+        assembler.discardOpenEpoch(relearn: true)
         guard let rate else {
             logger.warning("GPS autobaud: no rate yielded valid NMEA; check the wiring")
             return
@@ -119,15 +145,14 @@ actor NMEAReceiverPump {
     }
 
     private func process(_ bytes: [UInt8]) {
+        actOnBoundaries()
         let framerBefore = framer.stats
         let assemblerBefore = assembler.stats
         var decodeErrors = 0
         for sentence in framer.append(bytes) {
             onSentence?(sentence)
             do {
-                if let fix = assembler.add(try decoder.decode(sentence)) {
-                    ready.append(fix)
-                }
+                for fix in assembler.add(try decoder.decode(sentence)) { ready.append(fix) }
             } catch {
                 decodeErrors += 1
                 logger.debug("undecodable NMEA sentence", metadata: ["sentence": "\(sentence.raw)", "error": "\(error)"])
@@ -139,11 +164,27 @@ actor NMEAReceiverPump {
         delta.framer = framer.stats.subtracting(framerBefore)
         delta.assembler = assembler.stats.subtracting(assemblerBefore)
         record(delta)
+        if delta.assembler.lateAfterQuiet > 0, quietGap < NMEAReceiver.Options.maxQuietGap {
+            quietGap = min(quietGap * 2, NMEAReceiver.Options.maxQuietGap)
+            logger.notice("GPS receiver pauses inside its cycles: waiting \(quietGap) of quiet before completing one")
+        }
+        link.quietTimer.schedule(at: link.quietTimer.now() + quietGap)
         link.feed(.received(
             LinkHealthMonitor.Sample(
                 bytes: bytes.count, garbageBytes: delta.framer.garbageBytes,
                 checksumErrors: delta.framer.checksumErrors, validSentences: delta.framer.sentences),
             now: link.now))
+    }
+}
+
+extension NMEAReceiverPump {
+    /// After a power change or a reopen, what is open belongs to the past: a partial line, an epoch.
+    private func actOnBoundaries() {
+        let boundary = link.boundaries(since: boundariesSeen)
+        guard boundary.count != boundariesSeen else { return }
+        boundariesSeen = boundary.count
+        framer = NMEAFramer(maxLineLength: maxLineLength)
+        assembler.discardOpenEpoch(relearn: boundary.reopened)
     }
 }
 
@@ -168,6 +209,13 @@ extension NMEAFixAssemblerStats {
         result.invalidEpochs = invalidEpochs - other.invalidEpochs
         result.undatedEpochs = undatedEpochs - other.undatedEpochs
         result.noFixEpochsReported = noFixEpochsReported - other.noFixEpochsReported
+        result.orphanSentences = orphanSentences - other.orphanSentences
+        result.completedAtCycleEnd = completedAtCycleEnd - other.completedAtCycleEnd
+        result.completedWhenQuiet = completedWhenQuiet - other.completedWhenQuiet
+        result.discardedEpochs = discardedEpochs - other.discardedEpochs
+        result.lateSentences = lateSentences - other.lateSentences
+        result.lateAfterQuiet = lateAfterQuiet - other.lateAfterQuiet
+        result.trailingSentences = trailingSentences - other.trailingSentences
         return result
     }
 }

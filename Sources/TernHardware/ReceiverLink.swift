@@ -21,9 +21,20 @@ final class ReceiverLink: Sendable {
     }
 
     let timer: DeadlineTimer
+    /// When the line has been quiet long enough to complete the open epoch (`NMEAReceiverPump`).
+    let quietTimer: DeadlineTimer
     let broadcast: LinkStateBroadcast
     private let state: Mutex<State>
+    private let boundaries = Mutex(Boundary())
     private let logger: Logger
+
+    /// Power changes and reopened ports: what the reader has not yet acted on.
+    struct Boundary: Sendable, Equatable {
+        /// Bumped at each power change or reopen.
+        var count = 0
+        /// Whether one of them was a reopen (the sentence set may differ: learn the cycle afresh).
+        var reopened = false
+    }
 
     init(port: any SerialPort, options: LinkHealthMonitor.Options, clock: some Clock<Duration>, logger: Logger) {
         let reporting = port as? any LinkStateReporting
@@ -31,6 +42,7 @@ final class ReceiverLink: Sendable {
         state = Mutex(initial)
         broadcast = LinkStateBroadcast(initial.combined)
         timer = DeadlineTimer(clock: clock)
+        quietTimer = DeadlineTimer(clock: clock)
         self.logger = logger
         reporting?.observeLinkState { [weak self] linkState in self?.portChanged(linkState) }
     }
@@ -38,6 +50,21 @@ final class ReceiverLink: Sendable {
     var current: ReceiverLinkState { broadcast.current }
     var health: LinkHealthMonitor.Health { state.withLock { $0.monitor.health } }
     var now: Duration { timer.now() }
+
+    /// The boundaries since `seen` (a `Boundary.count` from an earlier call), and the current count.
+    func boundaries(since seen: Int) -> Boundary {
+        boundaries.withLock { current in
+            let result = current
+            if current.count != seen { current.reopened = false }
+            return result
+        }
+    }
+
+    /// The receiver was powered on or off: whatever it said before belongs to another power cycle.
+    func powerChanged(on: Bool) {
+        boundaries.withLock { $0.count += 1 }
+        feed(.powerChanged(on: on, now: timer.now()))
+    }
 
     func feed(_ event: LinkHealthMonitor.Event) {
         let (actions, combined) = state.withLock { state in
@@ -53,6 +80,12 @@ final class ReceiverLink: Sendable {
 
     /// The port (re)opened, went away or is connecting.
     func portChanged(_ linkState: ReceiverLinkState) {
+        if linkState == .connected {
+            boundaries.withLock {
+                $0.count += 1
+                $0.reopened = true
+            }
+        }
         let combined = state.withLock { state in
             state.port = linkState
             return state.combined

@@ -15,6 +15,19 @@ public struct NMEAFixAssemblerStats: Sendable, Hashable {
     public var undatedEpochs = 0
     /// Time-less sentences (GSA, GSV, VTG, ...) that arrived before any epoch and were dropped.
     public var orphanSentences = 0
+    /// Epochs completed the moment their learnt last sentence arrived (`NMEACycleEndLearner`).
+    public var completedAtCycleEnd = 0
+    /// Epochs completed because the line went quiet (`lineQuiet()`).
+    public var completedWhenQuiet = 0
+    /// Open epochs thrown away (`discardOpenEpoch()`: the receiver was powered off or on, reconnected).
+    public var discardedEpochs = 0
+    /// Sentences of an epoch already completed (its time, after it was completed early), dropped; and
+    /// how many of them followed a completion by a quiet line (the quiet gap is too short).
+    public var lateSentences = 0
+    public var lateAfterQuiet = 0
+    /// Time-less sentences after the learnt end of a cycle and before the next time, dropped (the
+    /// epoch was already out; a receiver that adds a GSA every few cycles after its usual last sentence).
+    public var trailingSentences = 0
 
     public init() {}
 }
@@ -23,7 +36,16 @@ public struct NMEAFixAssemblerStats: Sendable, Hashable {
 ///
 /// Sentences with the same UTC time of day (GGA, RMC, GNS, GLL, ZDA, GST) form one epoch; the
 /// time-less ones (GSA, GSV, VTG, and GLL of NMEA 1.x receivers) join the current epoch. An epoch
-/// is complete when a sentence with another time arrives (or on `flush()`). Like gpsd:
+/// is complete, whichever comes first:
+/// - when the sentence that ends this receiver's cycles arrives, once learnt (`NMEACycleEndLearner`);
+/// - when the line goes quiet (`lineQuiet()`, called by a live reader after a gap with no byte);
+/// - when a sentence with another time arrives, or on `flush()` (end of input).
+///
+/// A sentence with the time of an epoch already completed that way is late: dropped and counted
+/// (and the learnt end forgotten, if it completed the epoch). Time-less sentences after a learnt end
+/// are stragglers of that cycle, dropped and counted; after a quiet line they open the next epoch.
+/// `discardOpenEpoch()` throws the open epoch away (power changes: it would be a leftover of the
+/// previous power cycle). Like gpsd:
 /// - the date comes from RMC or ZDA and is kept for later epochs, advancing a day when the hour
 ///   goes backwards (midnight); no fix is emitted before the first date;
 /// - the epoch is invalid when the receiver says so: RMC/GLL status `V` or mode `N`, GGA quality 0,
@@ -44,6 +66,15 @@ public struct NMEAFixAssembler: Sendable {
     public private(set) var stats = NMEAFixAssemblerStats()
 
     private var epoch: NMEAEpoch?
+    /// The last epoch completed before the next time arrived (learnt end or quiet line), and how.
+    private var closed: (time: NMEATimeOfDay, whenQuiet: Bool)?
+    /// Time-less sentences that arrived after `closed`: they open the next epoch.
+    private var leading: [NMEAMessage] = []
+    /// The time of day of the last timed sentence.
+    private var lastTime: NMEATimeOfDay?
+    private var cycleEnd = NMEACycleEndLearner()
+    /// Most time-less sentences kept for the next epoch (a cycle's worth).
+    static let maxLeading = 32
     /// The date of the last epoch, and its time of day, for epochs without RMC/ZDA.
     private var lastDate: (date: NMEADate, time: NMEATimeOfDay)?
     /// The last GSV count per constellation and signal (GSV cycles are often slower than fixes).
@@ -80,24 +111,92 @@ public struct NMEAFixAssembler: Sendable {
         self.reportsNoFixEpochs = reportsNoFixEpochs
     }
 
-    /// Adds one decoded message; returns the fix of the previous epoch when this one starts a new epoch.
-    public mutating func add(_ message: NMEAMessage) -> Fix? {
+    /// The fixes one message completed, oldest first: none, one, or two (a one-sentence cycle: the
+    /// previous epoch at its new time, and its own as the learnt end).
+    public struct Completed: Sequence, IteratorProtocol, Sendable {
+        var first: Fix?
+        var second: Fix?
+
+        public mutating func next() -> Fix? {
+            defer { (first, second) = (second, nil) }
+            return first
+        }
+    }
+
+    /// Adds one decoded message; returns the fixes of the epochs it completed: the previous one when
+    /// this message starts a new epoch, the current one when this message is the learnt end of a cycle.
+    public mutating func add(_ message: NMEAMessage) -> Completed {
+        let key = message.cycleKey
         guard let time = message.timeOfDay else {
-            guard epoch != nil else {
+            if epoch != nil {
+                merge(message)
+            } else if let closed {
+                if case let .gsv(gsv) = message { record(gsv) }
+                if !closed.whenQuiet {
+                    // After the learnt end: a straggler of the cycle just completed (a GSA every few cycles).
+                    stats.trailingSentences += 1
+                } else if leading.count < Self.maxLeading {
+                    // After a quiet line: the next cycle begins with it.
+                    leading.append(message)
+                }
+            } else {
                 if message.isEpochData { stats.orphanSentences += 1 }
                 if case let .gsv(gsv) = message { record(gsv) }
-                return nil
             }
-            merge(message)
-            return nil
+            return Completed(first: cycleEnd.saw(key) && epoch != nil ? complete(whenQuiet: false) : nil)
         }
-        var completed: Fix?
+        if let lastTime, lastTime != time { cycleEnd.cycleBegan() }
+        lastTime = time
+        if epoch == nil, let closed, closed.time == time {
+            stats.lateSentences += 1
+            if closed.whenQuiet { stats.lateAfterQuiet += 1 } else { cycleEnd.forget() }
+            _ = cycleEnd.saw(key)
+            return Completed()
+        }
+        var completed = Completed()
         if let epoch, epoch.time != time {
-            completed = flush()
+            completed.first = flush()
         }
-        if epoch == nil { epoch = NMEAEpoch(time: time) }
+        if epoch == nil { open(at: time) }
         merge(message)
+        if cycleEnd.saw(key) {
+            let own = complete(whenQuiet: false)
+            if completed.first == nil { completed.first = own } else { completed.second = own }
+        }
         return completed
+    }
+
+    /// The line has been quiet for a while: the open epoch is complete. Returns its fix.
+    public mutating func lineQuiet() -> Fix? {
+        guard epoch != nil else { return nil }
+        return complete(whenQuiet: true)
+    }
+
+    /// Throws the open epoch away without a fix (the receiver was powered off or on, or the link
+    /// reconnected: what is open belongs to a power cycle that is over). With `relearn`, also forgets
+    /// the learnt end of a cycle (a reconnect or a baud change may bring another sentence set).
+    public mutating func discardOpenEpoch(relearn: Bool = false) {
+        if epoch != nil { stats.discardedEpochs += 1 }
+        epoch = nil
+        closed = nil
+        leading.removeAll()
+        lastTime = nil
+        if relearn { cycleEnd.forget() }
+    }
+
+    private mutating func open(at time: NMEATimeOfDay) {
+        var opened = NMEAEpoch(time: time)
+        for message in leading { opened.merge(message) }
+        leading.removeAll()
+        closed = nil
+        epoch = opened
+    }
+
+    private mutating func complete(whenQuiet: Bool) -> Fix? {
+        guard let epoch else { return nil }
+        if whenQuiet { stats.completedWhenQuiet += 1 } else { stats.completedAtCycleEnd += 1 }
+        closed = (epoch.time, whenQuiet)
+        return flush()
     }
 
     /// Completes the pending epoch, if any; returns its fix when it was valid and dated.

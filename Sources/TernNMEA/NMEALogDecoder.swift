@@ -99,7 +99,7 @@ public struct NMEALogDecoder: Sendable {
                 counters.decodeErrors += 1
                 continue
             }
-            if let fix = assembler.add(message) { emit(fix) }
+            for fix in assembler.add(message) { emit(fix) }
         }
     }
 

@@ -101,21 +101,21 @@ struct NMEAReceiverLinkTests {
         let sut = makeReceiver(try TermiosSerialPort.open(path: pty.slavePath, baudRate: 9600))
         let reader = FixCollector(sut)
         writeAll(pty.master, nmea(fixes: 2) + lineNoise + lineNoise + nmea(fixes: 2, from: 2))
-        #expect(await eventually(within: .seconds(2)) { reader.count == 3 })
+        #expect(await eventually(within: .seconds(2)) { reader.count == 4 })
         await reader.stop()
-        #expect(reader.all.map(\.time) == [start, start + 1, start + 2])
+        #expect(reader.all.map(\.time) == [start, start + 1, start + 2, start + 3])
         #expect(sut.linkState == .connected)
     }
 
-    @Test func aWriterPacedAt9600BaudYieldsEveryFix() async throws {
+    @Test func aWriterPacedAt9600BaudYieldsEveryFixIncludingTheLast() async throws {
         let pty = try PTYPair()
         let sut = makeReceiver(try TermiosSerialPort.open(path: pty.slavePath, baudRate: 9600))
         let reader = FixCollector(sut)
         let stream = nmea(fixes: 7)  // about 1 KB: ~1.1 s at 9600 baud
         try await writePaced(pty.master, stream, baud: 9600)
         #expect(await eventually(within: .seconds(1)) { sut.stats.bytes == stream.count })
+        #expect(await eventually(within: .seconds(1)) { reader.count == 7 })
         await reader.stop()
-        #expect(reader.count == 6)
         #expect(sut.stats.framer.garbageBytes == 0)
     }
 

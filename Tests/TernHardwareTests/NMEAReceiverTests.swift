@@ -68,11 +68,11 @@ struct NMEAReceiverTests {
         }
     }
 
-    @Test func finishesWhenThePortIsClosed() async throws {
+    @Test func finishesWithTheLastEpochWhenThePortIsClosed() async throws {
         let sut = makeReceiver(FakeSerialPort(chunks: stream(fixes: 3), then: .fail(.closed)))
         var count = 0
         for try await _ in sut.fixes() { count += 1 }
-        #expect(count == 2)
+        #expect(count == 3)
     }
 
     @Test func cancellingTheConsumerStopsReading() async throws {

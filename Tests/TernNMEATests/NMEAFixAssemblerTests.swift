@@ -6,7 +6,7 @@ import Testing
 
 /// Decodes corpus lines and feeds them to `sut`, returning every fix it emitted.
 func feed(_ sut: inout NMEAFixAssembler, _ lines: [String]) throws -> [Fix] {
-    try lines.compactMap { sut.add(try decode($0)) }
+    try lines.flatMap { sut.add(try decode($0)) }
 }
 
 struct NMEAFixAssemblerTests {

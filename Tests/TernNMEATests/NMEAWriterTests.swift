@@ -17,7 +17,7 @@ struct NMEAWriterTests {
         let decoder = NMEADecoder(context: NMEADecodingContext(referenceDate: { Date(timeIntervalSince1970: 1_763_692_200) }))
         var fixes: [Fix] = []
         for sentence in framer.append(Array(lines.joined().utf8)) {
-            if let fix = sut.add(try decoder.decode(sentence)) { fixes.append(fix) }
+            fixes += sut.add(try decoder.decode(sentence))
         }
         if let fix = sut.flush() { fixes.append(fix) }
         #expect(framer.stats.sentences == lines.count)

@@ -53,7 +53,7 @@ import Glibc
     private func fixes(in sentences: [NMEASentence]) -> [Fix] {
         let decoder = NMEADecoder(context: NMEADecodingContext(referenceDate: { Date(timeIntervalSince1970: 1_795_219_200) }))
         var assembler = NMEAFixAssembler()
-        var fixes = sentences.compactMap { sentence in (try? decoder.decode(sentence)).flatMap { assembler.add($0) } }
+        var fixes = sentences.flatMap { sentence in (try? decoder.decode(sentence)).map { Array(assembler.add($0)) } ?? [] }
         if let last = assembler.flush() { fixes.append(last) }
         return fixes
     }
