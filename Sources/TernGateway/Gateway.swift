@@ -2,8 +2,10 @@ import Foundation
 import Logging
 import TernCore
 
-/// The coordinator. It only brokers: every fix from the receiver goes to the `FixScheduler`; the
-/// fix it delivers goes through the filter, and an accepted one is written to the queue and the
+/// The coordinator. It only brokers: every fix from the receiver goes to the `FixScheduler` (unless
+/// `FixFreshness` finds it measured before the receiver's last power-on); the fix it delivers goes
+/// through the filter, the verdict goes back to the scheduler at once (so the receiver is switched
+/// off without waiting for the disk), and an accepted one is then written to the queue and the
 /// forwarder is told. The scheduler alone decides when the receiver is powered.
 ///
 /// The loop is the one documented in `FixSchedulerTypes.swift`: `.start`, `.fixReceived` for every
@@ -19,6 +21,8 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     private let logger: Logger
     private let memory: (any SchedulerMemoryStore)?
     private let wallClock: @Sendable () -> Date
+    private let synchronisedTime: @Sendable () -> Date?
+    private var freshness = FixFreshness()
     private var memorySavedAt: Duration?
     private let start: C.Instant
     private var poweredSince: Duration?
@@ -33,15 +37,19 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     /// - Parameters:
     ///   - memory: where the scheduler's memory is kept across restarts (nil: start afresh each time).
     ///   - wallClock: the time of day, to measure how long Tern was down between two runs.
+    ///   - synchronisedTime: UTC now when the system clock is known to be synchronised, else nil: dates
+    ///     the first power-on for `FixFreshness` (later ones are dated by the receiver's own clock).
     public init(
         receiver: any GPSReceiver, filter: any LocationFilter, queue: any PositionQueue,
         forwarder: any Forwarding, scheduler: FixScheduler, clock: C,
         memory: (any SchedulerMemoryStore)? = nil, wallClock: @escaping @Sendable () -> Date = { Date() },
+        synchronisedTime: @escaping @Sendable () -> Date? = { nil },
         memorySaveInterval: Duration = .seconds(300),
         maxPendingWrites: Int = 10_000, logger: Logger = Logger(label: "tern.gateway")
     ) {
         self.memory = memory
         self.wallClock = wallClock
+        self.synchronisedTime = synchronisedTime
         self.memorySaveInterval = memorySaveInterval
         self.receiver = receiver
         self.filter = filter
@@ -101,6 +109,13 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
             if usable { current.fixesUnwanted += 1 }
             return
         }
+        if usable, !freshness.isFresh(fix, arrivedAt: elapsed) {
+            current.staleFixes += 1
+            logger.notice(
+                "ignoring a fix measured before the receiver's last power-on (left over from the previous power cycle)",
+                metadata: ["fix_time": "\(fix.time)", "powered_on": "\(freshness.poweredOnAt.map { "\($0)" } ?? "-")"])
+            return
+        }
         await perform(scheduler.handle(.fixReceived(fix, now: elapsed)))
     }
 
@@ -111,7 +126,8 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     }
 
     /// Performs the scheduler's actions: wake-up requests first (they need no waiting), then power
-    /// changes in order, then deliveries, whose verdicts may bring further actions.
+    /// changes in order, then deliveries, whose verdicts may bring further actions (a power-off comes
+    /// before the accepted position is written: the receiver need not stay on for the disk).
     private func perform(_ actions: [FixSchedulerAction]) async {
         var deliveries: [Fix] = []
         for case let .wake(at) in actions {
@@ -128,9 +144,11 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         }
         current.acquisitionTimeouts = scheduler.timeouts
         for fix in deliveries {
-            let accepted = await deliver(fix)
+            let accepted = evaluate(fix)
             await perform(scheduler.handle(.delivered(accepted: accepted, now: elapsed)))
-            if accepted, memorySavedAt.map({ elapsed - $0 >= memorySaveInterval }) ?? true { await saveMemory() }
+            guard accepted else { continue }
+            await writePending()
+            if memorySavedAt.map({ elapsed - $0 >= memorySaveInterval }) ?? true { await saveMemory() }
         }
     }
 
@@ -164,8 +182,9 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         }
     }
 
-    /// Runs the filter on the fix the scheduler chose; stores it when accepted. Returns the verdict.
-    private func deliver(_ fix: Fix) async -> Bool {
+    /// Runs the filter on the fix the scheduler chose; an accepted one joins the positions to write.
+    /// Returns the verdict.
+    private func evaluate(_ fix: Fix) -> Bool {
         switch filter.evaluate(fix) {
         case let .reject(reason):
             current.rejections[reason.kind, default: 0] += 1
@@ -175,7 +194,6 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
             current.fixesAccepted += 1
             current.lastAccepted = fix
             pending.append(Position(fix: fix))
-            await writePending()
             return true
         }
     }
@@ -212,7 +230,10 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         }
         let now = elapsed
         if on {
-            if poweredSince == nil { current.powerCycles += 1 }
+            if poweredSince == nil {
+                current.powerCycles += 1
+                freshness.poweredOn(at: now, systemTime: synchronisedTime())
+            }
             poweredSince = poweredSince ?? now
         } else if let since = poweredSince {
             current.receiverOnSeconds += (now - since).seconds

@@ -16,6 +16,9 @@ public struct GatewayStatus: Sendable, Hashable, Codable {
     /// Fixes that arrived while the scheduler had the receiver off (a receiver without a supply
     /// switch keeps talking).
     public var fixesUnwanted = 0
+    /// Fixes measured before the receiver's last power-on (left over from the previous power cycle),
+    /// kept from the scheduler (`FixFreshness`).
+    public var staleFixes = 0
     /// Fixes the scheduler delivered and the filter accepted.
     public var fixesAccepted = 0
     /// Rejections by reason (the reason's kind, e.g. "poorAccuracy").
@@ -41,7 +44,7 @@ public struct GatewayStatus: Sendable, Hashable, Codable {
     /// All but `nextWake` (a time on the gateway's own clock; the scheduler summary says when).
     private enum CodingKeys: String, CodingKey {
         case receiverPowered, receiverOnSeconds, powerCycles, acquisitionTimeouts, fixesSeen, noFixEpochs
-        case fixesUnwanted, fixesAccepted, rejections, enqueued, pendingWrites, wakeUps, uptimeSeconds
+        case fixesUnwanted, staleFixes, fixesAccepted, rejections, enqueued, pendingWrites, wakeUps, uptimeSeconds
         case lastAccepted, scheduler, lastError
     }
 }

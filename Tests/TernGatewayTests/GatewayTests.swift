@@ -123,6 +123,37 @@ import TernTesting
         }
     }
 
+    @Test func aFixLeftOverFromTheLastPowerCycleNeverSatisfiesTheScheduler() async throws {
+        try await Harness().running { h in
+            await h.emitAndWait(.fixture(seconds: 0))
+            _ = await h.advance(by: .seconds(60)) { h.receiver.calls.count == 3 }
+            // Second 1's epoch, left open at the power-off, completed by the first sentence after power-on.
+            await h.emitAndWait(.fixture(seconds: 1))
+            #expect(h.receiver.calls == [.powerOn, .powerOff, .powerOn])
+            await h.emitAndWait(.fixture(seconds: 61))
+            #expect(h.queue.items.map(\.position.fix.time) == [Fix.fixture(seconds: 0).time, Fix.fixture(seconds: 61).time])
+            #expect(h.receiver.calls == [.powerOn, .powerOff, .powerOn, .powerOff])
+            #expect(await h.sut.status().staleFixes == 1)
+        }
+    }
+
+    @Test func theReceiverIsSwitchedOffBeforeTheAcceptedPositionIsWritten() async throws {
+        let receiver = FakeReceiver()
+        let queue = ObservingQueue { receiver.calls }
+        let sut = Gateway(
+            receiver: receiver, filter: StandardLocationFilter(), queue: queue, forwarder: SpyForwarder(),
+            scheduler: FixScheduler(options: .init(policy: .fixed(interval: .seconds(60)))), clock: TestClock(),
+            logger: .quiet())
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await sut.run() }
+            #expect(await eventually { receiver.calls == [.powerOn] })
+            receiver.emit(.fixture())
+            #expect(await eventually { queue.callsAtEachWrite.count == 1 })
+            group.cancelAll()
+        }
+        #expect(queue.callsAtEachWrite == [[.powerOn, .powerOff]])
+    }
+
     @Test func fixWhileTheReceiverIsOffIsDropped() async throws {
         try await Harness().running { h in
             await h.emitAndWait(.fixture(seconds: 0))
@@ -441,4 +472,25 @@ enum FakeError: Error { case diskFull, unplugged, gpioBusy }
 extension GatewayStatus {
     /// Everything the receiver reported: fixes and no-fix epochs.
     fileprivate var reports: Int { fixesSeen + noFixEpochs }
+}
+
+/// A queue that records, at each write, what the receiver had been told so far.
+private final class ObservingQueue: PositionQueue {
+    private let base = InMemoryPositionQueue()
+    private let calls: @Sendable () -> [FakeReceiver.Call]
+    private let seen = Mutex<[[FakeReceiver.Call]]>([])
+
+    init(calls: @escaping @Sendable () -> [FakeReceiver.Call]) { self.calls = calls }
+
+    var callsAtEachWrite: [[FakeReceiver.Call]] { seen.withLock { $0 } }
+
+    func enqueue(_ position: Position) async throws -> Int64 {
+        let now = calls()
+        seen.withLock { $0.append(now) }
+        return try await base.enqueue(position)
+    }
+
+    func oldest(limit: Int) async throws -> [QueuedPosition] { try await base.oldest(limit: limit) }
+    func acknowledge(through sequence: Int64) async throws { try await base.acknowledge(through: sequence) }
+    func count() async throws -> Int { try await base.count() }
 }
