@@ -45,7 +45,7 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
         queue = parts.queue
         receiver = NMEAReceiver(
             serialPort: parts.serialPort, powerSwitch: parts.powerSwitch,
-            options: parts.receiverOptions, logger: logger.labelled("tern.receiver"))
+            options: parts.receiverOptions, logger: logger.labelled("tern.receiver"), clock: clock)
         let uplink = HTTPUplink(
             url: parts.uplinkURL, device: config.device, httpClient: httpClient,
             timeout: config.uplink.timeout, logger: logger.labelled("tern.uplink"), token: config.uplink.token)

@@ -14,11 +14,17 @@ public struct SimulatedBoard: Sendable {
     public let serialPort: TermiosSerialPort
     public let clock: ScaledClock
 
-    public init(speed: Double, seed: UInt64, startTime: Date = Date()) throws {
+    /// - Parameters:
+    ///   - route: where the simulated receiver truly is (a loop through Zagreb, or a recorded trace).
+    ///   - model: the simulated module's behaviour (times to first fix, noise, baud rate).
+    public init(
+        speed: Double, seed: UInt64, startTime: Date = Date(), route: any Trajectory = Route.zagrebLoop,
+        model: ReceiverModel = .mt3339
+    ) throws {
         power = SimulatedPowerSwitch()
         // Start on a whole second, as receivers report.
         let start = Date(timeIntervalSince1970: startTime.timeIntervalSince1970.rounded(.down))
-        gps = try SimulatedGPS(power: power, options: .init(startTime: start, seed: seed))
+        gps = try SimulatedGPS(power: power, options: .init(route: route, startTime: start, model: model, seed: seed))
         serialPort = try TermiosSerialPort.open(path: gps.devicePath, baudRate: 9600)
         clock = ScaledClock(speed: speed)
     }

@@ -17,6 +17,45 @@ public struct NMEAWriter: Sendable {
         [gga(fix), rmc(fix)]
     }
 
+    /// A whole receiver cycle as an MT3339 sends it by default: GGA, GSA, GSV (the satellites in view,
+    /// `inView` of them with a signal), RMC, VTG. The same sentences with or without a fix, so that a
+    /// reader learns where a cycle ends while the receiver is still acquiring.
+    public func cycle(for fix: Fix, inView: Int) -> [String] {
+        [gga(fix), gsa(fix)] + gsv(heard: inView) + [rmc(fix), vtg(fix)]
+    }
+
+    /// `cycle(for:inView:)` while acquiring: no position, GSA mode 1, `heard` satellites with a signal.
+    public func noFixCycle(at time: Date, heard: Int) -> [String] {
+        let fix = Fix.noFix(time: time, satellitesHeard: heard)
+        let (date, clock) = Self.utc(time)
+        return [
+            sentence("GGA", [clock, "", "", "", "", "0", "00", "99.99", "", "", "", "", "", ""]), gsa(fix),
+        ] + gsv(heard: heard) + [
+            sentence("RMC", [clock, "V", "", "", "", "", "", "", date, "", "", "N"]), vtg(fix),
+        ]
+    }
+
+    /// A GSA sentence: mode 3 with the first `satellites` ids used for a usable fix, else mode 1.
+    public func gsa(_ fix: Fix) -> String {
+        let usable = fix.quality.isUsable
+        let ids = (0..<(usable ? min(fix.satellites ?? 0, 12) : 0)).map { "\($0 + 1)" }
+        let hdop = usable ? (fix.hdop ?? 99.99) : 99.99
+        return sentence("GSA", ["A", usable ? "3" : "1"] + ids + Array(repeating: "", count: 12 - ids.count) + [
+            Self.fixed(hdop * 1.6, 2), Self.fixed(hdop, 2), Self.fixed(hdop * 1.3, 2),
+        ])
+    }
+
+    /// A VTG sentence: course true, magnetic empty, speed in knots and km/h; mode `N` without a fix.
+    public func vtg(_ fix: Fix) -> String {
+        let usable = fix.quality.isUsable
+        let speed = usable ? fix.speed : nil
+        return sentence("VTG", [
+            (usable ? fix.course : nil).map { Self.fixed($0, 2) } ?? "", "T", "", "M",
+            speed.map { Self.fixed($0 / RMCMessage.metresPerSecondPerKnot, 3) } ?? "", "N",
+            speed.map { Self.fixed($0 * 3.6, 3) } ?? "", "K", Self.mode(fix.quality),
+        ])
+    }
+
     /// What a receiver sends while acquiring: GGA quality 0 and RMC status `V`, empty position, and
     /// when `heard` is given a GPS GSV listing that many satellites with a signal (SNR 30–37 dB-Hz).
     public func noFixSentences(at time: Date, heard: Int? = nil) -> [String] {

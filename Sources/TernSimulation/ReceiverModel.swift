@@ -39,12 +39,16 @@ public struct ReceiverModel: Sendable, Hashable {
     public var noisyFactor: ClosedRange<Double>
     /// Speed over ground noise, m/s (1 σ).
     public var speedNoise: Double
+    /// The NMEA port's speed, baud (the MT3339's and the M8's default: 9600). A cycle's sentences take
+    /// `transmission(bytes:)` on the wire, so its fix reaches Tern that long after its epoch.
+    public var baudRate: Int
 
     public init(
         name: String, energy: ReceiverEnergy, standbyCurrent: Double, hotTTFFMedian: Double, hotTTFFP95: Double,
         warmTTFF: Double, coldTTFF: Double, cep50: Double, noisyFixes: ClosedRange<Int> = 1...3,
-        noisyFactor: ClosedRange<Double> = 2...3, speedNoise: Double = 0.1
+        noisyFactor: ClosedRange<Double> = 2...3, speedNoise: Double = 0.1, baudRate: Int = 9600
     ) {
+        self.baudRate = baudRate
         self.name = name
         self.energy = energy
         self.standbyCurrent = standbyCurrent
@@ -90,6 +94,17 @@ public struct ReceiverModel: Sendable, Hashable {
             return coldTTFF * (0.9 + 0.2 * random.nextUnit())
         }
     }
+
+    /// The time to first fix of the `index`th power-on (from 0) of a run seeded `seed`: the same draw
+    /// for the same power-on wherever this receiver is simulated (the simulated board and
+    /// `simulate(trace:options:)`), so that the two can be compared cycle by cycle.
+    public func ttff(_ kind: StartKind, powerOn index: Int, seed: UInt64) -> Double {
+        var random = SplitMix64(seed: seed ^ (0x9E37_79B9_7F4A_7C15 &* UInt64(index + 1)))
+        return ttff(kind, using: &random)
+    }
+
+    /// Seconds `bytes` take on the wire at `baudRate` (10 bits a byte: start, 8 data, stop).
+    public func transmission(bytes: Int) -> Double { Double(bytes) * 10 / Double(baudRate) }
 
     /// Per-axis 1 σ of the position noise, metres (CEP50 ≈ 1.1774 σ for a circular normal).
     public var sigma: Double { cep50 / 1.1774 }

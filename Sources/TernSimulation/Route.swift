@@ -1,7 +1,12 @@
 import TernCore
 
+/// Where the simulated receiver truly is, `seconds` after the simulation's start.
+public protocol Trajectory: Sendable {
+    func state(at seconds: Double) -> Route.State
+}
+
 /// A closed route driven at a constant speed with regular stops: where the simulated receiver is.
-public struct Route: Sendable, Hashable {
+public struct Route: Trajectory, Hashable {
     public struct State: Sendable, Hashable {
         public var coordinate: Coordinate
         /// Metres per second.
@@ -65,5 +70,15 @@ public struct Route: Sendable, Hashable {
             let from = waypoints[i], to = waypoints[(i + 1) % waypoints.count]
             return (from, to, Geodesy.distance(from, to), Geodesy.bearing(from: from, to: to))
         }
+    }
+}
+
+extension Trace: Trajectory {
+    /// The truth `seconds` after the trace's start, with speed and course over the second around it.
+    public func state(at seconds: Double) -> Route.State {
+        let time = start.addingTimeInterval(seconds)
+        let before = position(at: time.addingTimeInterval(-1)), after = position(at: time.addingTimeInterval(1))
+        let speed = Geodesy.distance(before, after) / 2
+        return Route.State(coordinate: position(at: time), speed: speed, course: speed > 0.2 ? Geodesy.bearing(from: before, to: after) : 0)
     }
 }

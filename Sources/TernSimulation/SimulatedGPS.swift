@@ -7,35 +7,32 @@ import TernNMEA
 import Glibc
 #endif
 
-/// A GPS module on the simulated board: it writes NMEA at 1 Hz into a PTY (so the real termios
-/// adapter reads it) while its `SimulatedPowerSwitch` is on, with a realistic time to first fix:
-/// a cold start the first time, hot starts after short power-offs, and noisier first fixes.
+/// A GPS module on the simulated board. While its `SimulatedPowerSwitch` is on it writes one NMEA
+/// cycle per second into a PTY (so the real termios adapter reads it), paced as a UART at the
+/// model's baud rate sends it: a cycle's epoch is on the whole second, its last byte leaves a
+/// transmission time later, and a power-off stops it mid-cycle, even mid-sentence. Starts follow the
+/// `ReceiverModel`: cold the first time, hot while the ephemeris is young, with the model's time
+/// to first fix for each power-on (the same draws as `simulate(trace:options:)`) and noisier first fixes.
 public final class SimulatedGPS: Sendable {
     public struct Options: Sendable {
-        public var route: Route
-        /// The simulated UTC time at the first tick.
+        /// Where the receiver truly is.
+        public var route: any Trajectory
+        /// The simulated UTC time at the clock's start (tick 0).
         public var startTime: Date
-        /// Time to first fix without ephemeris, seconds (MT3339 datasheet: 35 s cold start).
-        public var coldStartTTFF: ClosedRange<Double>
-        /// Time to first fix with fresh ephemeris (MT3339 datasheet: 1 s hot start; real ones take 1–5 s).
-        public var hotStartTTFF: ClosedRange<Double>
-        /// Ephemeris stays usable this long after power-off (hot-start window), seconds.
-        public var hotStartWindow: Double
-        /// 1-σ horizontal noise per axis, metres (≈ 3 m CEP50).
-        public var noise: Double
+        /// Currents, times to first fix, noise and baud rate.
+        public var model: ReceiverModel
+        /// A fixed time to first fix for every start instead of the model's draws (tests).
+        public var fixedTTFF: Double?
         public var seed: UInt64
 
         public init(
-            route: Route = .zagrebLoop, startTime: Date = Date(timeIntervalSince1970: 1_795_219_200),
-            coldStartTTFF: ClosedRange<Double> = 30...36, hotStartTTFF: ClosedRange<Double> = 1...5,
-            hotStartWindow: Double = 7_200, noise: Double = 2.5, seed: UInt64 = 1
+            route: any Trajectory = Route.zagrebLoop, startTime: Date = Date(timeIntervalSince1970: 1_795_219_200),
+            model: ReceiverModel = .mt3339, fixedTTFF: Double? = nil, seed: UInt64 = 1
         ) {
             self.route = route
             self.startTime = startTime
-            self.coldStartTTFF = coldStartTTFF
-            self.hotStartTTFF = hotStartTTFF
-            self.hotStartWindow = hotStartWindow
-            self.noise = noise
+            self.model = model
+            self.fixedTTFF = fixedTTFF
             self.seed = seed
         }
     }
@@ -43,14 +40,23 @@ public final class SimulatedGPS: Sendable {
     public struct Stats: Sendable, Hashable {
         /// Simulated seconds elapsed (powered or not).
         public var ticks = 0
-        /// Seconds the module was powered and sent an epoch.
+        /// Seconds the module was powered and began an epoch.
         public var epochs = 0
         public var fixes = 0
         public var coldStarts = 0
+        public var warmStarts = 0
         public var hotStarts = 0
+        /// Cycles written out (whole, or cut short by a power-off) and how many were cut short.
+        public var cyclesWritten = 0
+        public var epochsCut = 0
         /// Bytes the reader did not take in time (PTY buffer full), like a UART overrun.
         public var droppedBytes = 0
     }
+
+    /// Seconds after power-on before an acquiring receiver hears satellites, and how many (as in
+    /// `simulate(trace:options:)`).
+    public static let hearingDelay = 2.0
+    public static let satellitesHeard = 8
 
     /// The PTY's device path, e.g. `/dev/pts/3`: open it as the receiver's serial port.
     public let devicePath: String
@@ -90,71 +96,168 @@ public final class SimulatedGPS: Sendable {
 
     public var stats: Stats { counters.withLock { $0 } }
 
-    /// Emits one epoch per simulated second after `start` (default: now) until cancelled.
+    /// The simulated UTC time `seconds` after the clock's start.
+    public func utc(at seconds: Double) -> Date { options.startTime.addingTimeInterval(seconds) }
+
+    /// Emits one cycle per simulated second after `start` (default: now) while powered, until cancelled.
     public func run<C: Clock>(clock: C, from start: C.Instant? = nil) async throws where C.Duration == Duration {
         let start = start ?? clock.now
+        let switches = PowerLog()
+        power.observe { on in switches.record(on: on, at: start.duration(to: clock.now).seconds) }
+        var receiver = ReceiverState()
+        if power.isOn {
+            receiver.on = true
+            startReceiver(at: 0, receiver: &receiver)
+        }
         var random = SplitMix64(seed: options.seed)
         let writer = NMEAWriter()
         var tick = 0
-        var poweredAt: Int?
-        var ttff = 0
-        var lastOff: Int?
-        var fixesThisStart = 0
         while true {
             try await clock.sleep(until: start.advanced(by: .seconds(tick + 1)), tolerance: nil)
             tick += 1
-            defer { counters.withLock { $0.ticks = tick } }
-            guard power.isOn else {
-                if poweredAt != nil { lastOff = tick }
-                poweredAt = nil
-                continue
-            }
-            if poweredAt == nil {
-                poweredAt = tick
-                fixesThisStart = 0
-                let hot = lastOff.map { Double(tick - $0) <= options.hotStartWindow } ?? false
-                let range = hot ? options.hotStartTTFF : options.coldStartTTFF
-                ttff = Int((range.lowerBound + (range.upperBound - range.lowerBound) * random.nextUnit()).rounded())
-                counters.withLock { if hot { $0.hotStarts += 1 } else { $0.coldStarts += 1 } }
-            }
-            let time = options.startTime.addingTimeInterval(Double(tick))
-            let sentences: [String]
-            if tick - (poweredAt ?? tick) < ttff {
-                // Under the (always clear) simulated sky the receiver hears satellites after 2 s.
-                sentences = writer.noFixSentences(at: time, heard: tick - (poweredAt ?? tick) >= 2 ? 8 : 0)
+            counters.withLock { $0.ticks = tick }
+            let now = Double(tick)
+            for change in switches.take(until: now) { power(change, receiver: &receiver) }
+            guard receiver.on, let poweredAt = receiver.poweredAt else { continue }
+            let time = utc(at: now)
+            var sentences: [String]
+            if now < poweredAt + receiver.ttff {
+                let heard = now - poweredAt >= Self.hearingDelay ? Self.satellitesHeard : 0
+                sentences = writer.noFixCycle(at: time, heard: heard)
             } else {
-                fixesThisStart += 1
-                sentences = writer.sentences(for: fix(at: tick, time: time, first: fixesThisStart <= 2, random: &random))
+                receiver.fixesThisStart += 1
+                if receiver.fixesThisStart == 1, receiver.start != .hot { receiver.ephemerisAt = now }
+                if now - (receiver.trackingSince ?? now) >= options.model.energy.ephemerisRefresh.seconds {
+                    receiver.ephemerisAt = now
+                }
+                receiver.trackingSince = receiver.trackingSince ?? now
+                let fix = fix(at: now, time: time, noisy: receiver.fixesThisStart <= receiver.noisyFixes, random: &random)
+                sentences = writer.cycle(for: fix, inView: fix.satellites ?? 0)
                 counters.withLock { $0.fixes += 1 }
             }
             counters.withLock { $0.epochs += 1 }
-            emit(sentences.joined())
+            try await send(sentences, epoch: now, start: start, clock: clock, switches: switches)
         }
     }
 
-    private func fix(at tick: Int, time: Date, first: Bool, random: inout SplitMix64) -> Fix {
-        let truth = options.route.state(at: Double(tick))
-        let scale = first ? 2.5 : 1
-        let north = gaussian(&random) * options.noise * scale
-        let east = gaussian(&random) * options.noise * scale
+    /// What the module itself knows: power, ephemeris, the current start.
+    private struct ReceiverState {
+        var on = false
+        var poweredAt: Double?
+        var powerOns = 0
+        var start: StartKind = .cold
+        var ttff = 0.0
+        var ephemerisAt: Double?
+        var fixesThisStart = 0
+        var noisyFixes = 0
+        var trackingSince: Double?
+    }
+
+    private func power(_ change: PowerLog.Change, receiver: inout ReceiverState) {
+        receiver.on = change.on
+        guard change.on else {
+            receiver.poweredAt = nil
+            receiver.trackingSince = nil
+            return
+        }
+        startReceiver(at: change.time, receiver: &receiver)
+    }
+
+    private func startReceiver(at time: Double, receiver: inout ReceiverState) {
+        let model = options.model
+        receiver.poweredAt = time
+        receiver.start = model.startKind(ephemerisAge: receiver.ephemerisAt.map { time - $0 })
+        receiver.ttff = options.fixedTTFF ?? model.ttff(receiver.start, powerOn: receiver.powerOns, seed: options.seed)
+        receiver.powerOns += 1
+        receiver.fixesThisStart = 0
+        var random = SplitMix64(seed: options.seed &+ UInt64(receiver.powerOns))
+        receiver.noisyFixes = Int.random(in: model.noisyFixes, using: &random)
+        counters.withLock {
+            switch receiver.start {
+            case .hot: $0.hotStarts += 1
+            case .warm: $0.warmStarts += 1
+            case .cold: $0.coldStarts += 1
+            }
+        }
+    }
+
+    /// Writes a cycle as the UART sends it, in chunks of at most `chunkDuration` on the wire, each
+    /// when its last byte would have left (so the line is never quiet inside a cycle for longer than a
+    /// chunk); a power-off stops the cycle where the line was at that moment.
+    private func send<C: Clock>(
+        _ sentences: [String], epoch: Double, start: C.Instant, clock: C, switches: PowerLog
+    ) async throws where C.Duration == Duration {
+        let model = options.model
+        defer { counters.withLock { $0.cyclesWritten += 1 } }
+        let bytes = Array(sentences.joined().utf8)
+        let chunk = max(1, Int(Self.chunkDuration * Double(model.baudRate) / 10))
+        var sent = 0
+        while sent < bytes.count {
+            let next = min(sent + chunk, bytes.count)
+            let end = epoch + model.transmission(bytes: next)
+            let deadline = start.advanced(by: .seconds(end))
+            if clock.now < deadline { try await clock.sleep(until: deadline, tolerance: nil) }
+            if let off = switches.firstOff(after: epoch), off < end {
+                let onTheWire = min(next, max(sent, Int((off - epoch) * Double(model.baudRate) / 10)))
+                emit(Array(bytes[sent..<onTheWire]))
+                counters.withLock { $0.epochsCut += 1 }
+                return
+            }
+            emit(Array(bytes[sent..<next]))
+            sent = next
+        }
+    }
+
+    /// The longest stretch of a cycle written at once, seconds on the wire (a real UART sends byte by
+    /// byte; a reader's quiet gap must never fall inside a cycle).
+    static let chunkDuration = 0.01
+
+    private func fix(at seconds: Double, time: Date, noisy: Bool, random: inout SplitMix64) -> Fix {
+        let model = options.model
+        let truth = options.route.state(at: seconds)
+        let factor = noisy ? model.noisyFactor.lowerBound + (model.noisyFactor.upperBound - model.noisyFactor.lowerBound) * random.nextUnit() : 1
+        let north = random.nextGaussian() * model.sigma * factor
+        let east = random.nextGaussian() * model.sigma * factor
         let shifted = Geodesy.destination(from: truth.coordinate, distance: hypot(north, east), bearing: atan2(east, north) * 180 / .pi)
-        let hdop = (first ? 2.4 : 0.8 + 0.2 * random.nextUnit())
+        let accuracy = model.cep50 * factor * (0.8 + 0.45 * random.nextUnit())
         return Fix(
-            time: time, coordinate: shifted, altitude: 120 + gaussian(&random) * 4, speed: truth.speed,
-            course: truth.course, quality: .gps, satellites: 8 + Int(random.next() % 3), hdop: hdop)
+            time: time, coordinate: shifted, altitude: 120 + random.nextGaussian() * 4,
+            speed: max(0, truth.speed + model.speedNoise * random.nextGaussian()),
+            course: truth.course, quality: .gps, satellites: noisy ? 5 : 9, hdop: accuracy / NMEAFixAssembler.defaultUERE)
     }
 
-    private func gaussian(_ random: inout SplitMix64) -> Double {
-        let u1 = max(random.nextUnit(), 1e-12), u2 = random.nextUnit()
-        return sqrt(-2 * log(u1)) * cos(2 * .pi * u2)
-    }
-
-    private func emit(_ text: String) {
-        let bytes = Array(text.utf8)
+    private func emit(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
         let written = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
         if written < bytes.count {
             counters.withLock { $0.droppedBytes += bytes.count - max(written, 0) }
         }
+    }
+}
+
+/// The supply's changes as the simulated GPS saw them, in its own seconds since start.
+private final class PowerLog: Sendable {
+    struct Change: Sendable {
+        var on: Bool
+        var time: Double
+    }
+
+    private let changes = Mutex<[Change]>([])
+
+    func record(on: Bool, at time: Double) { changes.withLock { $0.append(Change(on: on, time: time)) } }
+
+    /// The changes up to `time`, removed from the log.
+    func take(until time: Double) -> [Change] {
+        changes.withLock { changes in
+            let due = changes.prefix { $0.time <= time }
+            changes.removeFirst(due.count)
+            return Array(due)
+        }
+    }
+
+    /// When the supply was first switched off after `time`, if it was (not removed).
+    func firstOff(after time: Double) -> Double? {
+        changes.withLock { $0.first { !$0.on && $0.time > time }?.time }
     }
 }
 

@@ -3,7 +3,13 @@ import TernCore
 
 /// The simulated board's receiver supply: the simulated GPS listens to it as a real module would.
 public final class SimulatedPowerSwitch: PowerSwitch {
-    private let state = Mutex<(on: Bool, changes: Int)>((false, 0))
+    private struct State {
+        var on = false
+        var changes = 0
+        var observers: [@Sendable (Bool) -> Void] = []
+    }
+
+    private let state = Mutex(State())
 
     public init() {}
 
@@ -11,10 +17,18 @@ public final class SimulatedPowerSwitch: PowerSwitch {
     /// How many times the supply was switched on.
     public var powerOns: Int { state.withLock { $0.changes } }
 
+    /// Calls `observer` with every change of the supply, at the moment it happens.
+    public func observe(_ observer: @escaping @Sendable (Bool) -> Void) {
+        state.withLock { $0.observers.append(observer) }
+    }
+
     public func setPower(on: Bool) async throws {
-        state.withLock { s in
-            if on && !s.on { s.changes += 1 }
+        let observers = state.withLock { s -> [@Sendable (Bool) -> Void] in
+            guard s.on != on else { return [] }
+            if on { s.changes += 1 }
             s.on = on
+            return s.observers
         }
+        for observer in observers { observer(on) }
     }
 }

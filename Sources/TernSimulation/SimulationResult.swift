@@ -40,7 +40,8 @@ public struct SimulationResult: Sendable, Hashable, Codable {
     /// indoors no receiver sees where the thing is, so that error measures the floor plan, not the policy.
     public var errorSkyM = ErrorStats()
     public var energyPerFixMJ = 0.0
-    /// V × I_acquisition × median hot TTFF: the least a fix from off can cost.
+    /// V × I_acquisition × (median hot TTFF + the wait for the next whole-second epoch, 0.5 s on average
+    /// + the time the cycle takes to reach Tern): the least a fix from off can cost through the NMEA port.
     public var floorMJ = 0.0
     public var floorRatio = 0.0
     public var medianCycleMJ = 0.0

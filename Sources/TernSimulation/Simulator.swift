@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernNMEA
 
 /// One simulated run: which policy, which receiver, where the sky is missing.
 public struct SimulationOptions: Sendable, Hashable {
@@ -21,12 +22,19 @@ public struct SimulationOptions: Sendable, Hashable {
     /// How long a restart keeps Tern down (systemd's RestartSec plus start-up).
     public static let restartDowntime = 10.0
 
+    /// Seconds from the last byte of a cycle on the wire to Tern acting on its fix (the scheduler
+    /// switching the receiver off): what the real path takes, measured by `tern-bench latency` (PTY at
+    /// 9600 baud → termios → NMEA assembler → gateway → power switch; README, "Measurements").
+    public var deliveryLatency: Double
+    public static let measuredDeliveryLatency = 0.002
+
     public init(
         policy: FixPolicy, receiver: ReceiverModel = .mt3339, seed: UInt64 = 1,
         acquisitionTimeout: Duration = .seconds(90), accuracyTarget: Double = 15,
         noSky: [ClosedRange<Double>] = [], filter: StandardLocationFilter.Options = .init(),
-        restarts: [Double] = [], remembers: Bool = true
+        restarts: [Double] = [], remembers: Bool = true, deliveryLatency: Double = SimulationOptions.measuredDeliveryLatency
     ) {
+        self.deliveryLatency = deliveryLatency
         self.restarts = restarts
         self.remembers = remembers
         self.policy = policy
@@ -47,9 +55,14 @@ public struct SimulationOptions: Sendable, Hashable {
 }
 
 /// Runs the real `FixScheduler` and `StandardLocationFilter` against a simulated receiver moving
-/// along `trace`, in virtual time (event-driven: receiver fixes at 1 Hz after the first, scheduler
+/// along `trace`, in virtual time (event-driven: receiver epochs on whole seconds, scheduler
 /// wake-ups), following the loop in `FixSchedulerTypes.swift`; then scores the accepted track
 /// against the ground truth at 1 Hz.
+///
+/// What the real path costs is charged: an epoch's fix reaches the scheduler when its cycle's last
+/// byte has left the UART (the MT3339 sentence set of `NMEAWriter.cycle` at the model's baud rate)
+/// plus `deliveryLatency`, and the receiver stays powered until then. Each power-on takes the same
+/// time to first fix as on the simulated board (`ReceiverModel.ttff(_:powerOn:seed:)`).
 public func simulate(trace: Trace, options: SimulationOptions) -> SimulationResult {
     simulate(trace: trace, options: options, scheduler: options.schedulerOptions)
 }
@@ -82,8 +95,14 @@ struct SimulationRun {
     var startAt: Double?
     /// Counters of the schedulers before the last restart.
     var earlier = (refreshes: 0, timeouts: 0, keptOn: 0)
+    /// Seconds from an epoch to its fix (or no-fix report) reaching the scheduler.
+    let fixDelay: Double
+    let noFixDelay: Double
 
     init(trace: Trace, options: SimulationOptions, scheduler: FixScheduler) {
+        let cycles = SimulatedCycle(model: options.receiver)
+        fixDelay = cycles.fixTransmission + options.deliveryLatency
+        noFixDelay = cycles.noFixTransmission + options.deliveryLatency
         self.trace = trace
         self.options = options
         self.model = options.receiver
@@ -98,8 +117,8 @@ struct SimulationRun {
         let end = trace.duration
         perform(scheduler.handle(.start(now: .zero)))
         while true {
-            let fixAt = receiver.powered ? receiver.nextFixAt : nil
-            let statusAt = receiver.powered ? receiver.nextStatusAt : nil
+            let fixAt = receiver.powered ? receiver.nextFixAt.map { $0 + fixDelay } : nil
+            let statusAt = receiver.powered ? receiver.nextStatusAt.map { $0 + noFixDelay } : nil
             let restartAt = startAt == nil ? restarts.first : nil
             let next = [fixAt, statusAt, wake?.seconds, restartAt, startAt].compactMap { $0 }.min()
             guard let next, next <= end else { break }
@@ -147,46 +166,43 @@ struct SimulationRun {
     /// While acquiring, the receiver reports a no-fix epoch every second with the satellites it hears
     /// (GSV signal strengths): none without sky; under the sky, some after a couple of seconds.
     private mutating func emitNoFixEpoch() {
-        guard receiver.fixesThisSession == 0, let poweredAt = receiver.poweredAt else {
+        guard receiver.fixesThisSession == 0, let poweredAt = receiver.poweredAt, let epoch = receiver.nextStatusAt else {
             receiver.nextStatusAt = nil
             return
         }
-        receiver.nextStatusAt = now + 1
-        let heard = skyVisible(at: now) && now - poweredAt >= Self.hearingDelay ? Self.satellitesHeard : 0
-        let epoch = Fix.noFix(time: trace.start.addingTimeInterval(now), satellitesHeard: heard)
-        perform(scheduler.handle(.fixReceived(epoch, now: .seconds(now))))
+        receiver.nextStatusAt = epoch + 1 < (receiver.nextFixAt ?? .infinity) ? epoch + 1 : nil
+        let hearing = skyVisible(at: epoch) && epoch - poweredAt >= SimulatedGPS.hearingDelay
+        let report = Fix.noFix(time: trace.start.addingTimeInterval(epoch), satellitesHeard: hearing ? SimulatedGPS.satellitesHeard : 0)
+        perform(scheduler.handle(.fixReceived(report, now: .seconds(now))))
     }
 
-    /// Seconds after power-on before an acquiring receiver reports the satellites it hears, and how many.
-    static let hearingDelay = 2.0
-    static let satellitesHeard = 8
-
     private mutating func emitFix() {
-        guard receiver.nextFixAt != nil else { return }
-        if !skyVisible(at: now) {
+        guard let epoch = receiver.nextFixAt else { return }
+        if !skyVisible(at: epoch) {
             // Lost (or never had) the sky: the next fix comes a hot re-acquisition after it returns.
-            let back = noSkyEnd(after: now)
-            receiver.nextFixAt = back + model.ttff(.hot, using: &random)
+            let back = noSkyEnd(after: epoch)
+            receiver.nextFixAt = (back + model.ttff(.hot, using: &random)).rounded(.up)
             receiver.trackingSince = nil
             if receiver.fixesThisSession > 0 { setMeter(.acquiring) }
             return
         }
         if receiver.fixesThisSession == 0 {
             setMeter(.tracking)
-            if receiver.start != .hot { receiver.ephemerisAt = now }
+            if receiver.start != .hot { receiver.ephemerisAt = epoch }
         }
         receiver.fixesThisSession += 1
         if let since = receiver.trackingSince {
-            if now - since >= model.energy.ephemerisRefresh.seconds { receiver.ephemerisAt = now }
+            if epoch - since >= model.energy.ephemerisRefresh.seconds { receiver.ephemerisAt = epoch }
         } else {
-            receiver.trackingSince = now
+            receiver.trackingSince = epoch
         }
-        receiver.nextFixAt = now + 1
-        let fix = makeFix()
+        receiver.nextFixAt = epoch + 1
+        let fix = makeFix(at: epoch)
         perform(scheduler.handle(.fixReceived(fix, now: .seconds(now))))
     }
 
-    private mutating func makeFix() -> Fix {
+    private mutating func makeFix(at epoch: Double) -> Fix {
+        let now = epoch
         let truth = trace.position(at: trace.start.addingTimeInterval(now))
         let noisy = receiver.fixesThisSession <= receiver.noisyCount
         let factor = noisy ? receiver.noisyFactor : 1
@@ -232,9 +248,13 @@ struct SimulationRun {
                 receiver.noisyCount = Int.random(in: model.noisyFixes, using: &random)
                 receiver.noisyFactor = model.noisyFactor.lowerBound
                     + (model.noisyFactor.upperBound - model.noisyFactor.lowerBound) * random.nextUnit()
-                receiver.nextFixAt = now + model.ttff(kind, using: &random)
+                // Epochs fall on whole seconds: the first at or after the power-on, the first fix at or
+                // after a time to first fix later.
+                let firstFix = (now + model.ttff(kind, powerOn: powerOns - 1, seed: options.seed)).rounded(.up)
+                let firstEpoch = now.rounded(.up)
+                receiver.nextFixAt = firstFix
                 receiver.poweredAt = now
-                receiver.nextStatusAt = now + 1
+                receiver.nextStatusAt = firstEpoch < firstFix ? firstEpoch : nil
                 setMeter(.acquiring)
             case .powerOff:
                 guard receiver.powered else { continue }
@@ -276,7 +296,7 @@ struct SimulationRun {
             ? r.errorM : SimulationResult.ErrorStats(errors.enumerated().filter { skyVisible(at: Double($0.offset)) }.map(\.element))
         r.energyPerFixMJ = accepted.isEmpty ? 0 : r.energyMJ / Double(accepted.count)
         let e = model.energy
-        r.floorMJ = e.voltage * e.acquisitionCurrent * model.hotTTFFMedian
+        r.floorMJ = e.voltage * e.acquisitionCurrent * (model.hotTTFFMedian + 0.5 + fixDelay)
         r.floorRatio = r.floorMJ > 0 ? r.energyPerFixMJ / r.floorMJ : 0
         r.medianCycleMJ = median(meter.cycles)
         r.ephemerisRefreshes = earlier.refreshes + scheduler.ephemerisRefreshes
@@ -347,4 +367,23 @@ func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     let mid = sorted.count / 2
     return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+/// The bytes of one simulated receiver cycle (the sentences the simulated GPS writes), and the time
+/// they take on the wire: how long after its epoch a fix or a no-fix report reaches Tern.
+struct SimulatedCycle {
+    let fixTransmission: Double
+    let noFixTransmission: Double
+
+    init(model: ReceiverModel) {
+        let writer = NMEAWriter()
+        let time = Date(timeIntervalSince1970: 1_795_219_200)
+        let fix = Fix(
+            time: time, coordinate: Coordinate(latitude: 45.81234, longitude: 15.97654), altitude: 120.5,
+            speed: 12.3, course: 123.45, quality: .gps, satellites: 9, hdop: 0.85)
+        let bytes = writer.cycle(for: fix, inView: 9).joined().utf8.count
+        let noFixBytes = writer.noFixCycle(at: time, heard: SimulatedGPS.satellitesHeard).joined().utf8.count
+        fixTransmission = model.transmission(bytes: bytes)
+        noFixTransmission = model.transmission(bytes: noFixBytes)
+    }
 }
