@@ -125,6 +125,9 @@ let package = Package(
             name: "TernSimulationTests",
             dependencies: ["TernSimulation", "TernCore", "TernNMEA", "TernTesting", .product(name: "Clocks", package: "swift-clocks")],
             exclude: ["Traces"], swiftSettings: strict),
-        .testTarget(name: "TernAppTests", dependencies: ["TernApp", "TernCore", "TernStore", "TernTesting", "tern"], swiftSettings: strict),
+        .testTarget(
+            name: "TernAppTests",
+            dependencies: ["TernApp", "TernCore", "TernStore", "TernTesting", "TernGateway", "TernHardware", "TernSimulation", "tern"],
+            swiftSettings: strict),
     ]
 )

@@ -223,7 +223,7 @@ public final class SimulatedGPS: Sendable {
         return Fix(
             time: time, coordinate: shifted, altitude: 120 + random.nextGaussian() * 4,
             speed: max(0, truth.speed + model.speedNoise * random.nextGaussian()),
-            course: truth.course, quality: .gps, satellites: noisy ? 5 : 9, hdop: accuracy / NMEAFixAssembler.defaultUERE)
+            course: truth.course, quality: .gps, satellites: SimulatedCycle.satellites(noisy: noisy), hdop: accuracy / NMEAFixAssembler.defaultUERE)
     }
 
     private func emit(_ bytes: [UInt8]) {

@@ -27,6 +27,10 @@ public struct SimulationOptions: Sendable, Hashable {
     /// 9600 baud → termios → NMEA assembler → gateway → power switch; README, "Measurements").
     public var deliveryLatency: Double
     public static let measuredDeliveryLatency = 0.002
+    /// Where the receiver's epochs (its whole UTC seconds) fall in the schedule's time, seconds in
+    /// [0, 1): epochs at `epochPhase` + whole seconds from the trace start. Any phase costs the same
+    /// on average (the wait for the next epoch after a time to first fix); 0 by default.
+    public var epochPhase: Double = 0
 
     public init(
         policy: FixPolicy, receiver: ReceiverModel = .mt3339, seed: UInt64 = 1,
@@ -96,12 +100,16 @@ struct SimulationRun {
     /// Counters of the schedulers before the last restart.
     var earlier = (refreshes: 0, timeouts: 0, keptOn: 0)
     /// Seconds from an epoch to its fix (or no-fix report) reaching the scheduler.
-    let fixDelay: Double
+    let cycles: SimulatedCycle
     let noFixDelay: Double
 
+    /// Seconds from the next fix's epoch to its reaching the scheduler.
+    private var fixDelay: Double {
+        cycles.fixTransmission(noisy: receiver.fixesThisSession < receiver.noisyCount) + options.deliveryLatency
+    }
+
     init(trace: Trace, options: SimulationOptions, scheduler: FixScheduler) {
-        let cycles = SimulatedCycle(model: options.receiver)
-        fixDelay = cycles.fixTransmission + options.deliveryLatency
+        cycles = SimulatedCycle(model: options.receiver)
         noFixDelay = cycles.noFixTransmission + options.deliveryLatency
         self.trace = trace
         self.options = options
@@ -155,6 +163,11 @@ struct SimulationRun {
         startAt = now + SimulationOptions.restartDowntime
     }
 
+    /// The receiver's first epoch at or after `t`: its whole seconds, `epochPhase` into the schedule's.
+    private func nextEpoch(atOrAfter t: Double) -> Double {
+        (t - options.epochPhase).rounded(.up) + options.epochPhase
+    }
+
     private func skyVisible(at t: Double) -> Bool {
         !options.noSky.contains { $0.contains(t) }
     }
@@ -181,7 +194,7 @@ struct SimulationRun {
         if !skyVisible(at: epoch) {
             // Lost (or never had) the sky: the next fix comes a hot re-acquisition after it returns.
             let back = noSkyEnd(after: epoch)
-            receiver.nextFixAt = (back + model.ttff(.hot, using: &random)).rounded(.up)
+            receiver.nextFixAt = nextEpoch(atOrAfter: back + model.ttff(.hot, using: &random))
             receiver.trackingSince = nil
             if receiver.fixesThisSession > 0 { setMeter(.acquiring) }
             return
@@ -220,7 +233,7 @@ struct SimulationRun {
         let accuracy = model.cep50 * factor * (0.8 + 0.45 * random.nextUnit())
         return Fix(
             time: trace.start.addingTimeInterval(now), coordinate: coordinate, speed: speed, course: course,
-            quality: .gps, satellites: noisy ? 5 : 9, hdop: accuracy / 4, accuracy: accuracy)
+            quality: .gps, satellites: SimulatedCycle.satellites(noisy: noisy), hdop: accuracy / 4, accuracy: accuracy)
     }
 
     private mutating func setMeter(_ state: EnergyMeter.PowerState) {
@@ -250,8 +263,8 @@ struct SimulationRun {
                     + (model.noisyFactor.upperBound - model.noisyFactor.lowerBound) * random.nextUnit()
                 // Epochs fall on whole seconds: the first at or after the power-on, the first fix at or
                 // after a time to first fix later.
-                let firstFix = (now + model.ttff(kind, powerOn: powerOns - 1, seed: options.seed)).rounded(.up)
-                let firstEpoch = now.rounded(.up)
+                let firstFix = nextEpoch(atOrAfter: now + model.ttff(kind, powerOn: powerOns - 1, seed: options.seed))
+                let firstEpoch = nextEpoch(atOrAfter: now)
                 receiver.nextFixAt = firstFix
                 receiver.poweredAt = now
                 receiver.nextStatusAt = firstEpoch < firstFix ? firstEpoch : nil
@@ -296,7 +309,7 @@ struct SimulationRun {
             ? r.errorM : SimulationResult.ErrorStats(errors.enumerated().filter { skyVisible(at: Double($0.offset)) }.map(\.element))
         r.energyPerFixMJ = accepted.isEmpty ? 0 : r.energyMJ / Double(accepted.count)
         let e = model.energy
-        r.floorMJ = e.voltage * e.acquisitionCurrent * (model.hotTTFFMedian + 0.5 + fixDelay)
+        r.floorMJ = e.voltage * e.acquisitionCurrent * (model.hotTTFFMedian + 0.5 + cycles.fixTransmission(noisy: true) + options.deliveryLatency)
         r.floorRatio = r.floorMJ > 0 ? r.energyPerFixMJ / r.floorMJ : 0
         r.medianCycleMJ = median(meter.cycles)
         r.ephemerisRefreshes = earlier.refreshes + scheduler.ephemerisRefreshes
@@ -372,18 +385,27 @@ func median(_ values: [Double]) -> Double {
 /// The bytes of one simulated receiver cycle (the sentences the simulated GPS writes), and the time
 /// they take on the wire: how long after its epoch a fix or a no-fix report reaches Tern.
 struct SimulatedCycle {
-    let fixTransmission: Double
+    /// Satellites a simulated fix uses (and lists in view): fewer in the noisy first fixes of a start.
+    static func satellites(noisy: Bool) -> Int { noisy ? 5 : 9 }
+
+    private let noisyFixTransmission: Double
+    private let steadyFixTransmission: Double
     let noFixTransmission: Double
 
     init(model: ReceiverModel) {
         let writer = NMEAWriter()
         let time = Date(timeIntervalSince1970: 1_795_219_200)
-        let fix = Fix(
-            time: time, coordinate: Coordinate(latitude: 45.81234, longitude: 15.97654), altitude: 120.5,
-            speed: 12.3, course: 123.45, quality: .gps, satellites: 9, hdop: 0.85)
-        let bytes = writer.cycle(for: fix, inView: 9).joined().utf8.count
-        let noFixBytes = writer.noFixCycle(at: time, heard: SimulatedGPS.satellitesHeard).joined().utf8.count
-        fixTransmission = model.transmission(bytes: bytes)
-        noFixTransmission = model.transmission(bytes: noFixBytes)
+        func bytes(noisy: Bool) -> Int {
+            let satellites = Self.satellites(noisy: noisy)
+            let fix = Fix(
+                time: time, coordinate: Coordinate(latitude: 45.81234, longitude: 15.97654), altitude: 120.5,
+                speed: 12.3, course: 123.45, quality: .gps, satellites: satellites, hdop: 0.85)
+            return writer.cycle(for: fix, inView: satellites).joined().utf8.count
+        }
+        noisyFixTransmission = model.transmission(bytes: bytes(noisy: true))
+        steadyFixTransmission = model.transmission(bytes: bytes(noisy: false))
+        noFixTransmission = model.transmission(bytes: writer.noFixCycle(at: time, heard: SimulatedGPS.satellitesHeard).joined().utf8.count)
     }
+
+    func fixTransmission(noisy: Bool) -> Double { noisy ? noisyFixTransmission : steadyFixTransmission }
 }
