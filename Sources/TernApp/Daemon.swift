@@ -56,12 +56,25 @@ public struct Daemon: Sendable {
                 logger.notice("local collector listening", metadata: ["url": "\(local.url)"])
                 collector = local
             }
+            // Every stored position is checked against the board's truth (freshness, position).
+            let audit = BoardAudit(board: board, logger: logger.labelled("tern.board"))
             let parts = Pipeline<ScaledClock>.Parts(
-                queue: queue, serialPort: board.serialPort, powerSwitch: board.power,
-                uplinkURL: try uplinkURL(collector: collector), connectivity: RouteConnectivity())
+                queue: RecordingQueue(queue, stored: audit.stored), serialPort: board.serialPort, powerSwitch: board.power,
+                uplinkURL: try uplinkURL(collector: collector), connectivity: RouteConnectivity(),
+                receiverOptions: .init(referenceDate: { [start = board.gps.utc(at: 0)] in start }))
             try await run(
                 Pipeline(config: config, parts: parts, httpClient: httpClient, clock: board.clock, logger: logger),
                 extra: [board.service])
+            let checked = audit.summary
+            if checked.isClean {
+                logger.notice(
+                    "simulated board: every stored position was measured after its power-on and within the fix noise of the route",
+                    metadata: ["positions": "\(checked.checked)", "worst_error_m": "\(Int(checked.worstErrorM.rounded()))"])
+            } else {
+                logger.error(
+                    "simulated board: stored positions failed the check (see the errors above)",
+                    metadata: ["positions": "\(checked.checked)", "stale": "\(checked.stale)", "untrue": "\(checked.untrue)"])
+            }
             try? await collector?.stop()
         }
     }

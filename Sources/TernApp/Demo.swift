@@ -38,10 +38,11 @@ public struct Demo: Sendable {
         let collector = Collector(logger: logger)
         try await collector.start()
         let board = try SimulatedBoard(speed: options.speed, seed: options.seed)
-        let queue = RecordingQueue(try Pipeline<ScaledClock>.openQueue(config: config))
+        let audit = BoardAudit(board: board, logger: logger)
+        let queue = RecordingQueue(try Pipeline<ScaledClock>.openQueue(config: config), stored: audit.stored)
         let network = ManualConnectivity()
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPUplink.clientConfiguration())
-        let referenceDate = Date()
+        let referenceDate = board.gps.utc(at: 0)
         let pipeline = Pipeline(
             config: config,
             parts: .init(
@@ -70,7 +71,8 @@ public struct Demo: Sendable {
         // Final flush: the collector is back; send whatever is still queued.
         try? await collector.goOnline()
         _ = await pipeline.forwarder.drain(timeout: .seconds(600))
-        let summary = await summarize(pipeline: pipeline, queue: queue, collector: collector, script: script, dataDirectory: dataDirectory, clock: board.clock)
+        var summary = await summarize(pipeline: pipeline, queue: queue, collector: collector, script: script, dataDirectory: dataDirectory, clock: board.clock)
+        summary.audit = audit.summary
         report(await Self.status(pipeline: pipeline, collector: collector, options: options, clock: board.clock))
         try? await httpClient.shutdown()
         try? await collector.stop()

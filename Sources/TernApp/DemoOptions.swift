@@ -98,6 +98,8 @@ public struct DemoSummary: Sendable, Codable, Equatable {
     public var simulatedSeconds: Double
     public var collectorOfflineSeconds: Double
     public var dataDirectory: String
+    /// Freshness and truth of the stored positions (`BoardAudit`).
+    public var audit = BoardAudit.Summary()
 
     enum CodingKeys: String, CodingKey {
         case fixesSeen = "fixes_seen", fixesAccepted = "fixes_accepted", enqueued, uploaded
@@ -105,10 +107,14 @@ public struct DemoSummary: Sendable, Codable, Equatable {
         case lost, inOrder = "in_order", queueDepthEnd = "queue_depth_end", receiverOnSeconds = "receiver_on_seconds"
         case powerCycles = "power_cycles", uploadFailures = "upload_failures", simulatedSeconds = "simulated_seconds"
         case collectorOfflineSeconds = "collector_offline_seconds", dataDirectory = "data_dir"
+        case audit = "positions_checked"
     }
 
     /// Every accepted position arrived exactly once, in order.
-    public var isClean: Bool {
+    public var deliveredExactlyOnce: Bool {
         enqueued > 0 && uploaded == enqueued && lost == 0 && duplicatesAtCollector == 0 && inOrder && queueDepthEnd == 0
     }
+
+    /// Delivered exactly once, and every stored position was measured after its power-on, near the route.
+    public var isClean: Bool { deliveredExactlyOnce && audit.isClean && audit.checked == enqueued }
 }

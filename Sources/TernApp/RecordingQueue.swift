@@ -3,18 +3,23 @@ import Synchronization
 import TernCore
 
 /// Wraps a queue and remembers the id of every position enqueued through it, so the demo can
-/// prove that each one reached the collector.
+/// prove that each one reached the collector; `stored` sees each position once it is stored.
 final class RecordingQueue: PositionQueue {
     private let base: any PositionQueue
     private let ids = Mutex<[UUID]>([])
+    private let stored: @Sendable (Position) -> Void
 
-    init(_ base: any PositionQueue) { self.base = base }
+    init(_ base: any PositionQueue, stored: @escaping @Sendable (Position) -> Void = { _ in }) {
+        self.base = base
+        self.stored = stored
+    }
 
     var enqueuedIDs: [UUID] { ids.withLock { $0 } }
 
     func enqueue(_ position: Position) async throws -> Int64 {
         let sequence = try await base.enqueue(position)
         ids.withLock { $0.append(position.id) }
+        stored(position)
         return sequence
     }
 

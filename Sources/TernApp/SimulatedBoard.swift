@@ -13,6 +13,9 @@ public struct SimulatedBoard: Sendable {
     public let gps: SimulatedGPS
     public let serialPort: TermiosSerialPort
     public let clock: ScaledClock
+    /// Where the simulated receiver truly is, and how it behaves.
+    public let route: any Trajectory
+    public let model: ReceiverModel
 
     /// - Parameters:
     ///   - route: where the simulated receiver truly is (a loop through Zagreb, or a recorded trace).
@@ -21,6 +24,8 @@ public struct SimulatedBoard: Sendable {
         speed: Double, seed: UInt64, startTime: Date = Date(), route: any Trajectory = Route.zagrebLoop,
         model: ReceiverModel = .mt3339
     ) throws {
+        self.route = route
+        self.model = model
         power = SimulatedPowerSwitch()
         // Start on a whole second, as receivers report.
         let start = Date(timeIntervalSince1970: startTime.timeIntervalSince1970.rounded(.down))
@@ -29,10 +34,11 @@ public struct SimulatedBoard: Sendable {
         clock = ScaledClock(speed: speed)
     }
 
-    /// Runs the simulated GPS until graceful shutdown.
+    /// Runs the simulated GPS until graceful shutdown, its epochs on the clock's whole seconds (its
+    /// UTC at clock time t is `gps.utc(at: t)`).
     public var service: any Service {
         TaskService("simulated-gps") { [gps, clock] in
-            try await cancelWhenGracefulShutdown { try await gps.run(clock: clock) }
+            try await cancelWhenGracefulShutdown { try await gps.run(clock: clock, from: clock.origin) }
         }
     }
 }

@@ -13,20 +13,23 @@ public struct ScaledClock: Clock {
     }
 
     public let speed: Double
-    private let origin: ContinuousClock.Instant
+    private let made: ContinuousClock.Instant
     private let base = ContinuousClock()
 
     public init(speed: Double = 1) {
         self.speed = max(speed, 0.001)
-        self.origin = ContinuousClock.now
+        self.made = ContinuousClock.now
     }
 
-    public var now: Instant { Instant(offset: origin.duration(to: base.now) * speed) }
+    public var now: Instant { Instant(offset: made.duration(to: base.now) * speed) }
+
+    /// The instant the clock was made (offset zero).
+    public var origin: Instant { Instant(offset: .zero) }
 
     public var minimumResolution: Swift.Duration { base.minimumResolution * speed }
 
     public func sleep(until deadline: Instant, tolerance: Swift.Duration?) async throws {
-        let realDeadline = origin.advanced(by: deadline.offset / speed)
+        let realDeadline = made.advanced(by: deadline.offset / speed)
         try await base.sleep(until: realDeadline, tolerance: tolerance.map { $0 / speed })
     }
 }

@@ -32,8 +32,9 @@ extension DemoSummary {
           queue depth at the end    \(queueDepthEnd)
           receiver on               \(Int(receiverOnSeconds)) s of \(Int(simulatedSeconds)) s (\(powerCycles) power cycles)
           collector offline         \(Int(collectorOfflineSeconds)) s, \(uploadFailures) failed upload attempts
+          fresh and true            \(audit.checked - audit.stale) of \(audit.checked) measured after their power-on, \(audit.checked - audit.untrue) within \(Int(audit.noiseBoundM)) m of the route (worst \(Int(audit.worstErrorM.rounded())) m)
           data directory            \(dataDirectory)
-        \(isClean ? "OK: every accepted position arrived exactly once, in order." : "PROBLEM: see the figures above.")
+        \(isClean ? "OK: every accepted position arrived exactly once, in order, measured after its power-on and where the receiver was." : "PROBLEM: see the figures above.")
         """
     }
 }

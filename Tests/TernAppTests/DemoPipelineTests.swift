@@ -32,6 +32,14 @@ import TernTesting
         #expect(summary.queueDepthEnd == 0)
     }
 
+    @Test func everyStoredPositionWasMeasuredAfterItsPowerOnAndWhereTheReceiverWas() async throws {
+        let summary = try await runDemo(dataDirectory: try temporaryDirectory())
+        #expect(summary.audit.checked == summary.enqueued)
+        #expect(summary.audit.stale == 0)
+        #expect(summary.audit.untrue == 0)
+        #expect(summary.isClean)
+    }
+
     @Test func receiverIsPoweredOnlyPartOfTheTime() async throws {
         let summary = try await runDemo(dataDirectory: try temporaryDirectory())
         #expect(summary.receiverOnSeconds > 0)
