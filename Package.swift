@@ -89,7 +89,11 @@ let package = Package(
         // Benchmarks: executables that print JSON (see README, "Measurements").
         .executableTarget(
             name: "tern-bench",
-            dependencies: ["TernNMEA", "TernCore", "TernSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "TernNMEA", "TernCore", "TernSimulation", "TernHardware", "TernGateway", "TernStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Sources/TernBench", swiftSettings: strict),
         // libFuzzer harness over NMEA framing, decoding and assembly. Built normally it replays inputs;
         // built with -DFUZZING -sanitize=fuzzer it fuzzes (see README, "Fuzzing").
@@ -127,7 +131,10 @@ let package = Package(
             exclude: ["Traces"], swiftSettings: strict),
         .testTarget(
             name: "TernAppTests",
-            dependencies: ["TernApp", "TernCore", "TernStore", "TernTesting", "TernGateway", "TernHardware", "TernSimulation", "tern"],
+            dependencies: [
+                "TernApp", "TernCore", "TernStore", "TernTesting", "TernGateway", "TernHardware", "TernSimulation", "tern",
+                .product(name: "Clocks", package: "swift-clocks"),
+            ],
             swiftSettings: strict),
     ]
 )

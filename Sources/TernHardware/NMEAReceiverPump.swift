@@ -67,8 +67,10 @@ actor NMEAReceiverPump {
             }
             do {
                 let outcome = try await readOrTimer()
+                // Before anything that could complete the open epoch: a power change since discards it.
+                recordingAssembler { actOnBoundaries() }
                 if !outcome.bytes.isEmpty { process(outcome.bytes) }
-                if outcome.quiet, let fix = assembler.lineQuiet() { ready.append(fix) }
+                if outcome.quiet, let fix = recordingAssembler({ assembler.lineQuiet() }) { ready.append(fix) }
                 if outcome.timerFired { link.feed(.timerFired(now: link.now)) }
                 if autobaud, link.health == .wrongBaudSuspected { try await scanBaudRates() }
             } catch is CancellationError {
@@ -90,7 +92,8 @@ actor NMEAReceiverPump {
         finished = true
         self.failure = failure
         link.quietTimer.schedule(at: nil)
-        if let fix = assembler.flush() { ready.append(fix) }
+        recordingAssembler { actOnBoundaries() }
+        if let fix = recordingAssembler({ assembler.flush() }) { ready.append(fix) }
     }
 
     /// Waits for bytes, the health timer or a quiet line, whichever comes first, keeping all that raced.
@@ -135,7 +138,7 @@ actor NMEAReceiverPump {
         defer { link.setAutobauding(false) }
         let rate = try await scanner.scan(port)
         framer = NMEAFramer(maxLineLength: maxLineLength)
-        assembler.discardOpenEpoch(relearn: true)
+        recordingAssembler { assembler.discardOpenEpoch(relearn: true) }
         guard let rate else {
             logger.warning("GPS autobaud: no rate yielded valid NMEA; check the wiring")
             return
@@ -178,6 +181,16 @@ actor NMEAReceiverPump {
 }
 
 extension NMEAReceiverPump {
+    /// Runs `body` and records what it changed in the assembler's counters (`process` records its own).
+    private func recordingAssembler<T>(_ body: () -> T) -> T {
+        let before = assembler.stats
+        let result = body()
+        var delta = NMEAReceiverStats()
+        delta.assembler = assembler.stats.subtracting(before)
+        if delta.assembler != NMEAFixAssemblerStats() { record(delta) }
+        return result
+    }
+
     /// After a power change or a reopen, what is open belongs to the past: a partial line, an epoch.
     private func actOnBoundaries() {
         let boundary = link.boundaries(since: boundariesSeen)

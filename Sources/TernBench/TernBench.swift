@@ -2,16 +2,18 @@
 //
 //   swift build -c release --product tern --product tern-bench   # or: swift build -c release
 //   .build/release/tern-bench nmea [--size-mb 50] [--runs 3] [--tern PATH] [--gpsdecode PATH] [--corpus DIR]
+//   .build/release/tern-bench latency [--cycles 100] [--baud 9600] [--interval 0.8]
 //   .build/release/tern-bench policy [--traces DIR] [--receivers mt3339,ublox-m8] [--budget 30] [--max-interval 900] [--markdown] [--check]
 
 import ArgumentParser
 import Foundation
 
-struct TernBench: ParsableCommand {
+@main
+struct TernBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tern-bench",
         abstract: "Benchmarks that print one JSON object.",
-        subcommands: [NMEABench.self, PolicyBench.self, BoundsBench.self])
+        subcommands: [NMEABench.self, PolicyBench.self, BoundsBench.self, LatencyBench.self])
 }
 
 struct NMEABench: ParsableCommand {
@@ -269,5 +271,3 @@ extension Array where Element == UInt8 {
         return (0...(count - needle.count)).contains { start in self[start..<(start + needle.count)].elementsEqual(needle) }
     }
 }
-
-TernBench.main()
