@@ -28,10 +28,12 @@ let package = Package(
         .target(name: "TernReceivers", dependencies: ["TernCore", "TernNMEA"], swiftSettings: strict),
         // C shim over libgpiod v1 (bookworm) and v2 (trixie).
         .target(name: "CTernGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
+        // C shim over adjtimex(2): is the system clock synchronised?
+        .target(name: "CTernClock"),
         // Humble hardware adapters: termios serial port, libgpiod power switch, the NMEA receiver.
         .target(
             name: "TernHardware",
-            dependencies: ["TernCore", "TernNMEA", "TernReceivers", "CTernGPIO", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["TernCore", "TernNMEA", "TernReceivers", "CTernGPIO", "CTernClock", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         // Durable store-and-forward queue in SQLite (GRDB).
         .target(

@@ -42,10 +42,11 @@ public struct Daemon: Sendable {
             try await TermiosSerialPort.open(path: device, baudRate: baud).close()
             let serialPort = ReconnectingSerialPort(path: device, baudRate: baud, logger: logger.labelled("tern.serial"))
             let chipset = ChipsetWatch(configured: config.receiverOptions.chipset, logger: logger.labelled("tern.receiver"))
-            let parts = Pipeline<ContinuousClock>.Parts(
+            var parts = Pipeline<ContinuousClock>.Parts(
                 queue: queue, serialPort: serialPort, powerSwitch: try makePowerSwitch(serialPort: serialPort),
                 uplinkURL: try uplinkURL(collector: nil), connectivity: RouteConnectivity(),
                 receiverOptions: receiverOptions(chipset: chipset), memory: queue)
+            parts.synchronisedTime = SystemClock.synchronisedTime
             try await run(Pipeline(config: config, parts: parts, httpClient: httpClient, clock: ContinuousClock(), logger: logger))
         case let .simulated(speed, seed):
             let board = try SimulatedBoard(speed: speed, seed: seed)
@@ -61,7 +62,7 @@ public struct Daemon: Sendable {
             let parts = Pipeline<ScaledClock>.Parts(
                 queue: RecordingQueue(queue, stored: audit.stored), serialPort: board.serialPort, powerSwitch: board.power,
                 uplinkURL: try uplinkURL(collector: collector), connectivity: RouteConnectivity(),
-                receiverOptions: .init(referenceDate: { [start = board.gps.utc(at: 0)] in start }))
+                receiverOptions: .init(dateReference: { [start = board.gps.utc(at: 0)] in .notBefore(start) }))
             try await run(
                 Pipeline(config: config, parts: parts, httpClient: httpClient, clock: board.clock, logger: logger),
                 extra: [board.service])
@@ -134,10 +135,10 @@ public struct Daemon: Sendable {
 
     private func receiverOptions(chipset: ChipsetWatch) -> NMEAReceiver.Options {
         let options = config.receiverOptions
-        var reference = NMEAReceiver.systemOrBuildDate
-        if let fixed = options.referenceDate { reference = { fixed } }
+        var reference = SystemClock.dateReference
+        if let fixed = options.referenceDate { reference = { .notBefore(fixed) } }
         return NMEAReceiver.Options(
-            referenceDate: reference, health: .init(silenceTimeout: options.silenceTimeout), autobaud: options.autobaud,
+            dateReference: reference, health: .init(silenceTimeout: options.silenceTimeout), autobaud: options.autobaud,
             onSentence: { chipset.observe($0) })
     }
 

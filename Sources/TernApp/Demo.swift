@@ -47,7 +47,7 @@ public struct Demo: Sendable {
             config: config,
             parts: .init(
                 queue: queue, serialPort: board.serialPort, powerSwitch: board.power, uplinkURL: collector.url,
-                connectivity: network, receiverOptions: .init(referenceDate: { referenceDate })),
+                connectivity: network, receiverOptions: .init(dateReference: { .notBefore(referenceDate) })),
             httpClient: httpClient, clock: board.clock, logger: logger)
 
         let script = NetworkScript(options: options, collector: collector, network: network, clock: board.clock, logger: logger)

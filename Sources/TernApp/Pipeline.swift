@@ -25,6 +25,9 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
         public var receiverOptions: NMEAReceiver.Options
         /// Where the scheduler's memory is kept across restarts (nil: start afresh each time).
         public var memory: (any SchedulerMemoryStore)?
+        /// UTC now when the system clock is synchronised, else nil (`SystemClock.synchronisedTime` on a
+        /// real board; nil on the simulated one, whose receiver lives on its own time).
+        public var synchronisedTime: @Sendable () -> Date? = { nil }
 
         public init(
             queue: any PositionQueue, serialPort: any SerialPort, powerSwitch: any PowerSwitch, uplinkURL: URL,
@@ -56,7 +59,7 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
         gateway = Gateway(
             receiver: receiver, filter: StandardLocationFilter(options: config.filter), queue: queue,
             forwarder: forwarder, scheduler: FixScheduler(options: config.scheduler), clock: clock,
-            memory: parts.memory, logger: logger.labelled("tern.gateway"))
+            memory: parts.memory, synchronisedTime: parts.synchronisedTime, logger: logger.labelled("tern.gateway"))
     }
 
     /// The gateway and forwarder as services, in start order.

@@ -65,7 +65,7 @@ struct LatencyBench: AsyncParsableCommand {
         let logger = Logger(label: "tern-bench", factory: { _ in SwiftLogNoOpLogHandler() })
         let receiver = NMEAReceiver(
             serialPort: try TermiosSerialPort.open(path: pty.slavePath, baudRate: baud), powerSwitch: power,
-            options: .init(referenceDate: { Date() }), logger: logger, clock: clock)
+            options: .init(dateReference: SystemClock.dateReference), logger: logger, clock: clock)
         let gateway = Gateway(
             receiver: receiver, filter: StandardLocationFilter(), queue: try SQLitePositionQueue(path: directory + "/queue.sqlite"),
             forwarder: NoForwarding(), scheduler: FixScheduler(options: .init(policy: .fixed(interval: .seconds(interval)))),

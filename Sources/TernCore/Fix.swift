@@ -99,6 +99,10 @@ public struct Fix: Sendable, Hashable, Codable {
     public var inViewByConstellation: [Constellation: Int]?
     /// The receiver's σ estimates (GST), when it sends them.
     public var errorEstimate: ErrorEstimate?
+    /// Set when the receiver's date contradicts a synchronised system clock and no GPS week-rollover
+    /// correction reconciles them (a replayed log, a receiver reporting garbage): `time` must not be
+    /// used to order fixes.
+    public var timeUntrusted = false
 
     public init(
         time: Date, coordinate: Coordinate, altitude: Double? = nil, speed: Double? = nil,

@@ -61,6 +61,8 @@ public enum RejectionReason: Sendable, Hashable, CustomStringConvertible {
     case outOfSequence
     case duplicate
     case implausibleJump(metresPerSecond: Double, limit: Double)
+    /// The receiver's date contradicts a synchronised clock (`Fix.timeUntrusted`).
+    case untrustedTime
 
     public var description: String {
         switch self {
@@ -71,6 +73,7 @@ public enum RejectionReason: Sendable, Hashable, CustomStringConvertible {
         case .duplicate: "same time as the last accepted fix"
         case let .implausibleJump(v, limit):
             "implies \(Int(v.rounded())) m/s, more than \(Int(limit.rounded())) m/s"
+        case .untrustedTime: "receiver date far from the synchronised system clock (no GPS week-rollover correction fits)"
         }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The default filter: drops fixes that are invalid, too inaccurate, out of sequence, duplicated,
-/// or that imply an impossible jump from the last accepted fix.
+/// The default filter: drops fixes that are invalid, dated by a receiver clock a synchronised system
+/// clock contradicts, too inaccurate, out of sequence, duplicated, or that imply an impossible jump
+/// from the last accepted fix. A rejected fix never becomes the reference for later ones.
 public struct StandardLocationFilter: LocationFilter {
     public struct Options: Sendable, Hashable {
         /// Fixes whose accuracy estimate is worse than this are rejected, metres.
@@ -35,6 +36,7 @@ public struct StandardLocationFilter: LocationFilter {
     private func rejection(of fix: Fix) -> RejectionReason? {
         guard fix.quality.isUsable else { return .noFix }
         guard fix.coordinate.isValid else { return .invalidCoordinate }
+        guard !fix.timeUntrusted else { return .untrustedTime }
         if let accuracy = fix.accuracy, accuracy > options.maxAccuracy {
             return .poorAccuracy(metres: accuracy, limit: options.maxAccuracy)
         }

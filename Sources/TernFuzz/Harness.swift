@@ -118,7 +118,7 @@ enum NMEAHarness {
     }
 
     static func logDecode(_ bytes: UnsafeBufferPointer<UInt8>, chunked: Bool) -> [Fix] {
-        var decoder = NMEALogDecoder(referenceDate: referenceDate)
+        var decoder = NMEALogDecoder(reference: .notBefore(referenceDate))
         var fixes: [Fix] = []
         let emit: (Fix) -> Void = { fix in
             check(fix)

@@ -263,6 +263,7 @@ extension RejectionReason {
         case .outOfSequence: "outOfSequence"
         case .duplicate: "duplicate"
         case .implausibleJump: "implausibleJump"
+        case .untrustedTime: "untrustedTime"
         }
     }
 }

@@ -28,8 +28,9 @@ public final class NMEAReceiver: GPSReceiver {
     public struct Options: Sendable {
         /// Bytes asked for per read.
         public var readSize: Int
-        /// Resolves two-digit years in RMC dates (default: the system clock).
-        public var referenceDate: @Sendable () -> Date
+        /// What is known of today's date, for two-digit years and week rollovers in RMC/ZDA dates
+        /// (default: `SystemClock.dateReference`).
+        public var dateReference: @Sendable () -> NMEADateReference
         /// See `NMEAFixAssembler.defaultUERE`.
         public var uere: Double
         public var maxLineLength: Int
@@ -48,14 +49,14 @@ public final class NMEAReceiver: GPSReceiver {
         public static let maxQuietGap = Duration.seconds(1)
 
         public init(
-            readSize: Int = 256, referenceDate: @escaping @Sendable () -> Date = NMEAReceiver.systemOrBuildDate,
+            readSize: Int = 256, dateReference: @escaping @Sendable () -> NMEADateReference = SystemClock.dateReference,
             uere: Double = NMEAFixAssembler.defaultUERE, maxLineLength: Int = NMEAFramer.defaultMaxLineLength,
             health: LinkHealthMonitor.Options = .init(), autobaud: Bool = false, baudScan: BaudScanner.Options = .init(),
             onSentence: (@Sendable (NMEASentence) -> Void)? = nil, quietGap: Duration = Options.defaultQuietGap
         ) {
             self.quietGap = quietGap
             self.readSize = readSize
-            self.referenceDate = referenceDate
+            self.dateReference = dateReference
             self.uere = uere
             self.maxLineLength = maxLineLength
             self.health = health
@@ -93,10 +94,6 @@ public final class NMEAReceiver: GPSReceiver {
     }
 
     public var stats: NMEAReceiverStats { counters.withLock { $0 } }
-
-    /// The default reference date for two-digit years and week rollovers: the system clock, unless
-    /// it is behind the build's reference date (a Pi without RTC or network boots in the past).
-    public static let systemOrBuildDate: @Sendable () -> Date = { max(Date(), NMEADecodingContext.buildReferenceDate) }
 
     /// The link as last judged (`.connected` for a plain open port until something is wrong).
     public var linkState: ReceiverLinkState { link.current }

@@ -49,7 +49,7 @@ actor NMEAReceiverPump {
         self.scanner = scanner
         self.logger = logger
         self.record = record
-        self.decoder = NMEADecoder(context: NMEADecodingContext(referenceDate: options.referenceDate))
+        self.decoder = NMEADecoder(context: NMEADecodingContext(reference: options.dateReference))
         self.framer = NMEAFramer(maxLineLength: options.maxLineLength)
         self.assembler = NMEAFixAssembler(uere: options.uere, reportsNoFixEpochs: true)
         self.quietGap = options.quietGap

@@ -5,6 +5,8 @@ import TernCore
 struct NMEAEpoch {
     let time: NMEATimeOfDay
     var date: NMEADate?
+    /// False when the epoch's own date could not be trusted (`NMEADateResolution`).
+    var dateTrusted = true
     /// The last valid position reported in the cycle (GGA, RMC, GNS or GLL).
     var coordinate: Coordinate?
     /// Set by any sentence in which the receiver says it has no fix.
@@ -55,7 +57,7 @@ struct NMEAEpoch {
             satellites = gga.satellites ?? satellites
             hdop = Self.dop(gga.hdop) ?? hdop
         case let .rmc(rmc):
-            if let rmcDate = rmc.date { date = rmcDate }
+            if let rmcDate = rmc.date { (date, dateTrusted) = (rmcDate, rmc.dateTrusted) }
             guard rmc.isValid else {
                 invalid = true
                 return
@@ -97,7 +99,7 @@ struct NMEAEpoch {
             speed = speed ?? vtg.speed
             course = course ?? vtg.course
         case let .zda(zda):
-            if let zdaDate = zda.date { date = zdaDate }
+            if let zdaDate = zda.date { (date, dateTrusted) = (zdaDate, zda.dateTrusted) }
         case let .gst(gst):
             self.gst = gst
         case .gsv, .txt, .unsupported:

@@ -13,6 +13,9 @@ public struct NMEAFixAssemblerStats: Sendable, Hashable {
     public var noFixEpochsReported = 0
     /// Valid epochs dropped because no date was known yet (no RMC or ZDA so far).
     public var undatedEpochs = 0
+    /// Fixes whose date a synchronised clock contradicts (no week-rollover candidate fits): emitted
+    /// with `Fix.timeUntrusted` set.
+    public var untrustedTimeFixes = 0
     /// Time-less sentences (GSA, GSV, VTG, ...) that arrived before any epoch and were dropped.
     public var orphanSentences = 0
     /// Epochs completed the moment their learnt last sentence arrived (`NMEACycleEndLearner`).
@@ -47,7 +50,8 @@ public struct NMEAFixAssemblerStats: Sendable, Hashable {
 /// `discardOpenEpoch()` throws the open epoch away (power changes: it would be a leftover of the
 /// previous power cycle). Like gpsd:
 /// - the date comes from RMC or ZDA and is kept for later epochs, advancing a day when the hour
-///   goes backwards (midnight); no fix is emitted before the first date;
+///   goes backwards (midnight); no fix is emitted before the first date; a date a synchronised clock
+///   contradicts (`NMEADateResolution.trusted`) marks the fix `timeUntrusted`;
 /// - the epoch is invalid when the receiver says so: RMC/GLL status `V` or mode `N`, GGA quality 0,
 ///   GNS modes all `N`, GSA mode 1; DOPs of 99.99 or more mean "unknown";
 /// - the 2D/3D mode is the GSA's; without GSA, 3D when GGA/GNS gives an altitude, else 2D.
@@ -75,8 +79,8 @@ public struct NMEAFixAssembler: Sendable {
     private var cycleEnd = NMEACycleEndLearner()
     /// Most time-less sentences kept for the next epoch (a cycle's worth).
     static let maxLeading = 32
-    /// The date of the last epoch, and its time of day, for epochs without RMC/ZDA.
-    private var lastDate: (date: NMEADate, time: NMEATimeOfDay)?
+    /// The date of the last epoch, whether it was trusted, and its time of day, for epochs without RMC/ZDA.
+    private var lastDate: (date: NMEADate, trusted: Bool, time: NMEATimeOfDay)?
     /// The last GSV count per constellation and signal (GSV cycles are often slower than fixes).
     /// A short list searched linearly (a receiver has a handful of constellations and signals):
     /// cheaper than hashing per GSV.
@@ -204,8 +208,9 @@ public struct NMEAFixAssembler: Sendable {
         guard let epoch else { return nil }
         self.epoch = nil
         stats.epochs += 1
-        let date = date(for: epoch)
-        if let date { lastDate = (date, epoch.time) }
+        let dated = date(for: epoch)
+        let date = dated?.date
+        if let dated { lastDate = (dated.date, dated.trusted, epoch.time) }
         guard !epoch.invalid, epoch.gsaMode != .noFix, let coordinate = epoch.coordinate else {
             stats.invalidEpochs += 1
             guard reportsNoFixEpochs, let date else { return nil }
@@ -222,6 +227,10 @@ public struct NMEAFixAssembler: Sendable {
         stats.fixesEmitted += 1
         var fix = epoch.fix(time: date.date(at: epoch.time), coordinate: coordinate, inView: inView(), uere: uere)
         fix.satellitesHeard = heard()
+        if dated?.trusted == false {
+            fix.timeUntrusted = true
+            stats.untrustedTimeFixes += 1
+        }
         return fix
     }
 
@@ -263,11 +272,12 @@ public struct NMEAFixAssembler: Sendable {
         inViewCache = nil
     }
 
-    /// The epoch's own date (RMC, ZDA), else the last date, a day later if the clock passed midnight.
-    private func date(for epoch: NMEAEpoch) -> NMEADate? {
-        if let date = epoch.date { return date }
+    /// The epoch's own date (RMC, ZDA), else the last date, a day later if the clock passed midnight;
+    /// with whether it is trusted.
+    private func date(for epoch: NMEAEpoch) -> (date: NMEADate, trusted: Bool)? {
+        if let date = epoch.date { return (date, epoch.dateTrusted) }
         guard let lastDate else { return nil }
-        return epoch.time < lastDate.time ? lastDate.date.adding(days: 1) : lastDate.date
+        return (epoch.time < lastDate.time ? lastDate.date.adding(days: 1) : lastDate.date, lastDate.trusted)
     }
 }
 

@@ -28,8 +28,12 @@ public struct NMEALogDecoder: Sendable {
     private var comment: [UInt8] = []
     private var counters = NMEALogDecoderStats()
 
-    public init(referenceDate: Date = NMEADecodingContext.buildReferenceDate, uere: Double = NMEAFixAssembler.defaultUERE) {
-        decoder = NMEADecoder(context: NMEADecodingContext(reference: referenceDate))
+    /// `reference` until a `# Date:` comment says more (the build date by default).
+    public init(
+        reference: NMEADateReference = .notBefore(NMEADecodingContext.buildReferenceDate),
+        uere: Double = NMEAFixAssembler.defaultUERE
+    ) {
+        decoder = NMEADecoder(context: NMEADecodingContext(reference: { reference }))
         assembler = NMEAFixAssembler(uere: uere)
     }
 

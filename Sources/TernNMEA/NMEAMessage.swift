@@ -7,17 +7,22 @@ public struct NMEADecodingContext: Sendable {
     /// so a date more than a year before this one is a GPS week-rollover victim.
     public static let buildReferenceDate = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01
 
-    /// A date near the recording (at or before it), used to resolve two-digit years and GPS
-    /// week rollover. Called once per dated sentence.
-    public var referenceDate: @Sendable () -> Date
+    /// What is known of today's date, used to resolve two-digit years and GPS week rollover.
+    /// Called once per dated sentence.
+    public var reference: @Sendable () -> NMEADateReference
 
-    public init(referenceDate: @escaping @Sendable () -> Date = { NMEADecodingContext.buildReferenceDate }) {
-        self.referenceDate = referenceDate
+    public init(reference: @escaping @Sendable () -> NMEADateReference) {
+        self.reference = reference
     }
 
-    /// A context with a fixed reference date (e.g. a log's recording date).
+    /// A context whose reference date is a lower bound on the recording's date (at or before it).
+    public init(referenceDate: @escaping @Sendable () -> Date = { NMEADecodingContext.buildReferenceDate }) {
+        self.reference = { .notBefore(referenceDate()) }
+    }
+
+    /// A context with a fixed lower-bound reference date (e.g. a log's recording date).
     public init(reference: Date) {
-        self.referenceDate = { reference }
+        self.reference = { .notBefore(reference) }
     }
 }
 

@@ -76,7 +76,7 @@ public struct NMEADate: Sendable, Hashable, Comparable {
 
     /// Parses `ddmmyy`, choosing the century that puts the year within 50 years of `reference`.
     ///
-    /// Does not correct GPS week rollover: see `correctingWeekRollover(reference:)`.
+    /// Does not correct GPS week rollover: see `resolvingWeekRollover(_:)`.
     public init?(ddmmyy text: Substring, reference: Date) {
         guard text.utf8.count == 6, let value = NMEANumber.int(text), value >= 0, text.utf8.allSatisfy(isDigit)
         else { return nil }
@@ -88,20 +88,49 @@ public struct NMEADate: Sendable, Hashable, Comparable {
     /// Days in one GPS week-number era (1024 weeks, about 19.6 years).
     public static let weekRolloverDays = 1024 * 7
 
-    /// How far before the reference date a date may lie before it is taken for a week-rollover
+    /// How far before a lower-bound reference a date may lie before it is taken for a week-rollover
     /// victim: half an era (512 weeks, about 9.8 years).
     public static let rolloverToleranceDays = 512 * 7
+
+    /// How far a receiver date may lie from a clock's date (either way) and still agree with it: one day.
+    public static let clockToleranceDays = 1
 
     /// This date moved forward by whole 1024-week eras while it lies more than 512 weeks before
     /// `reference`: what a receiver with a GPS week-rollover bug (reporting e.g. 1999 or 2006 for
     /// 2026) meant. Dates within 512 weeks before the reference, or after it, are unchanged.
     public func correctingWeekRollover(reference: Date) -> NMEADate {
-        let limit = Int((reference.timeIntervalSince1970 / 86_400).rounded(.down)) - Self.rolloverToleranceDays
-        var days = daysSinceEpoch
-        guard days < limit else { return self }
-        while days < limit { days += Self.weekRolloverDays }
-        return NMEADate(daysSinceEpoch: days)
+        resolvingWeekRollover(.notBefore(reference)).date
     }
+
+    /// The date a receiver meant, given what is known of today (`NMEADateReference`). A receiver with a
+    /// GPS week-rollover bug reports a date whole 1024-week eras too early, never too late, so the
+    /// candidates are this date and the ones whole eras after it:
+    /// - against a clock, the latest candidate not after the clock's date + 1 day (a correction never
+    ///   makes a date in the future); none (the receiver is ahead of the clock) keeps this date. With a
+    ///   synchronised clock, a result more than a day from it is not trusted: no candidate fits.
+    /// - against a lower bound, the first candidate within 512 weeks before it or after it; always
+    ///   trusted (now may be any time after the bound).
+    public func resolvingWeekRollover(_ reference: NMEADateReference) -> NMEADateResolution {
+        let days = daysSinceEpoch
+        let era = Self.weekRolloverDays
+        switch reference {
+        case let .notBefore(bound):
+            let limit = Self.day(of: bound) - Self.rolloverToleranceDays
+            guard days < limit else { return NMEADateResolution(date: self, trusted: true) }
+            let eras = (limit - days + era - 1) / era
+            return NMEADateResolution(date: NMEADate(daysSinceEpoch: days + eras * era), trusted: true)
+        case let .clock(now, synchronised):
+            let today = Self.day(of: now)
+            let latest = today + Self.clockToleranceDays
+            let resolved = days > latest ? days : days + (latest - days) / era * era
+            let agrees = abs(resolved - today) <= Self.clockToleranceDays
+            let date = resolved == days ? self : NMEADate(daysSinceEpoch: resolved)
+            return NMEADateResolution(date: date, trusted: agrees || !synchronised)
+        }
+    }
+
+    /// Whole days from 1970-01-01 to the UTC day of `date`.
+    static func day(of date: Date) -> Int { Int((date.timeIntervalSince1970 / 86_400).rounded(.down)) }
 
     /// The date `days` days after 1970-01-01.
     init(daysSinceEpoch days: Int) {
@@ -116,7 +145,7 @@ public struct NMEADate: Sendable, Hashable, Comparable {
 
     /// The four-digit year nearest to the reference date's year that ends in `twoDigitYear`.
     public static func resolve(twoDigitYear: Int, reference: Date) -> Int {
-        let referenceYear = CivilDate(daysSinceEpoch: Int((reference.timeIntervalSince1970 / 86_400).rounded(.down))).year
+        let referenceYear = CivilDate(daysSinceEpoch: day(of: reference)).year
         var year = referenceYear - referenceYear % 100 + twoDigitYear
         if year > referenceYear + 50 { year -= 100 }
         if year <= referenceYear - 50 { year += 100 }
@@ -134,6 +163,31 @@ public struct NMEADate: Sendable, Hashable, Comparable {
     public func date(at time: NMEATimeOfDay) -> Date {
         Date(timeIntervalSince1970: Double(daysSinceEpoch) * 86_400 + Double(time.millisecondsSinceMidnight) / 1000)
     }
+}
+
+/// What a decoder knows of today's date, to resolve two-digit years and GPS week rollovers
+/// (`NMEADate.resolvingWeekRollover(_:)`).
+public enum NMEADateReference: Sendable, Hashable {
+    /// A clock taken for now: the system clock (ahead of the build date). `synchronised` when it is known
+    /// to be set from a time source (NTP): then a receiver date that fits no candidate is untrusted.
+    case clock(Date, synchronised: Bool)
+    /// Only a lower bound on now: the build date, a configured `reference_date`, a log's `# Date:`.
+    case notBefore(Date)
+
+    /// The date itself.
+    public var date: Date {
+        switch self {
+        case let .clock(date, _), let .notBefore(date): date
+        }
+    }
+}
+
+/// A receiver date as resolved against a reference: the date meant, and whether it can be trusted.
+public struct NMEADateResolution: Sendable, Hashable {
+    public var date: NMEADate
+    /// False when a synchronised clock disagrees with every candidate (a replayed log, a receiver
+    /// whose date is garbage): the fix's time must not order fixes.
+    public var trusted: Bool
 }
 
 /// Proleptic Gregorian date arithmetic (H. Hinnant's days-from-civil), without Calendar.

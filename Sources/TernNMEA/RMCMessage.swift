@@ -19,6 +19,8 @@ public struct RMCMessage: NMEAMessageDecodable, Hashable {
     /// Course over ground, degrees true.
     public var course: Double?
     public var date: NMEADate?
+    /// False when `date` fits no week-rollover candidate near a synchronised clock (`NMEADateResolution`).
+    public var dateTrusted = true
     /// NMEA 2.3+ mode indicator (`A` autonomous, `D` differential, `E` estimated, `N` not valid, ...).
     public var mode: Character?
 
@@ -47,12 +49,15 @@ public struct RMCMessage: NMEAMessageDecodable, Hashable {
         }
         guard status == UInt8(ascii: "A") || status == UInt8(ascii: "V") else { throw reader.invalid("status", 1) }
         var date: NMEADate?
+        var trusted = true
         if let text = sentence.field(8) {
-            let reference = context.referenceDate()
-            guard let parsed = NMEADate(ddmmyy: text, reference: reference) else {
+            let reference = context.reference()
+            guard let parsed = NMEADate(ddmmyy: text, reference: reference.date) else {
                 throw reader.invalid("date", 8)
             }
-            date = parsed.correctingWeekRollover(reference: reference)
+            let resolution = parsed.resolvingWeekRollover(reference)
+            date = resolution.date
+            trusted = resolution.trusted
         }
         self.init(
             talker: sentence.talker,
@@ -63,5 +68,6 @@ public struct RMCMessage: NMEAMessageDecodable, Hashable {
             course: try reader.double(7, "course"),
             date: date,
             mode: sentence.field(11)?.first)
+        dateTrusted = trusted
     }
 }

@@ -10,6 +10,8 @@ public struct ZDAMessage: NMEAMessageDecodable, Hashable {
     public var time: NMEATimeOfDay
     /// Nil when the receiver does not know the date yet (empty fields).
     public var date: NMEADate?
+    /// False when `date` fits no week-rollover candidate near a synchronised clock (`NMEADateResolution`).
+    public var dateTrusted = true
 
     public init(_ sentence: NMEASentence, context: NMEADecodingContext) throws(NMEADecodingError) {
         let reader = try NMEAFieldReader(sentence, expecting: Self.sentenceType)
@@ -21,9 +23,11 @@ public struct ZDAMessage: NMEAMessageDecodable, Hashable {
             date = nil
             return
         }
-        let reference = context.referenceDate()
-        let fullYear = year < 100 ? NMEADate.resolve(twoDigitYear: year, reference: reference) : year
+        let reference = context.reference()
+        let fullYear = year < 100 ? NMEADate.resolve(twoDigitYear: year, reference: reference.date) : year
         guard let parsed = NMEADate(year: fullYear, month: month, day: day) else { throw reader.invalid("date", 1) }
-        date = parsed.correctingWeekRollover(reference: reference)
+        let resolution = parsed.resolvingWeekRollover(reference)
+        date = resolution.date
+        dateTrusted = resolution.trusted
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TernCore
+import TernHardware
 import TernNMEA
 
 #if canImport(Glibc)
@@ -23,7 +24,7 @@ extension Tern.NMEA {
         @Argument(help: "NMEA log to read; stdin when omitted or '-'.")
         var file: String?
 
-        @Option(help: "Date near the recording (YYYY-MM-DD), for two-digit years and GPS week rollover.")
+        @Option(help: "Date at or before the recording (YYYY-MM-DD), for two-digit years and GPS week rollover (default: the system clock, which no corrected date passes).")
         var referenceDate: String?
 
         @Flag(help: "Print framing/decoding counters to stderr at the end.")
@@ -32,7 +33,7 @@ extension Tern.NMEA {
         static let chunkSize = 64 * 1024
 
         func run() throws {
-            var decoder = NMEALogDecoder(referenceDate: try reference())
+            var decoder = NMEALogDecoder(reference: try reference())
             let input: Int32
             if let file, file != "-" {
                 input = open(file, O_RDONLY)
@@ -64,12 +65,12 @@ extension Tern.NMEA {
             if stats { Self.report(decoder.stats) }
         }
 
-        private func reference() throws -> Date {
-            guard let referenceDate else { return NMEADecodingContext.buildReferenceDate }
+        private func reference() throws -> NMEADateReference {
+            guard let referenceDate else { return SystemClock.dateReference() }
             guard let date = NMEALogDecoder.headerDate(Array("Date: \(referenceDate)".utf8)) else {
                 throw ValidationError("--reference-date must be YYYY-MM-DD, got '\(referenceDate)'")
             }
-            return date
+            return .notBefore(date)
         }
 
         private static func write(_ bytes: [UInt8]) throws {

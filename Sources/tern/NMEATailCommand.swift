@@ -96,6 +96,7 @@ struct FixLine: CustomStringConvertible {
         let lon = String(format: "%12.6f", fix.coordinate.longitude)
         return "\(time)  \(lat)  \(lon)  \(Self.pad(fix.altitude, "%7.1f"))  \(Self.pad(fix.satellites.map(Double.init), "%4.0f"))"
             + "  \(Self.pad(fix.hdop, "%4.1f"))  \(Self.pad(fix.speed, "%9.2f"))"
+            + (fix.timeUntrusted ? "  (date far from the synchronised system clock: untrusted)" : "")
     }
 
     private static func pad(_ value: Double?, _ format: String) -> String {

@@ -61,7 +61,7 @@ import TernTesting
         let readerClock = TestClock()
         let sut = NMEAReceiver(
             serialPort: try gps.port(), powerSwitch: gps.power,
-            options: .init(referenceDate: { [start = gps.utc(0)] in start }), logger: .quiet(), clock: readerClock)
+            options: .init(dateReference: { [start = gps.utc(0)] in .notBefore(start) }), logger: .quiet(), clock: readerClock)
         let fixes = FixLog()
         let secondPowerOn = 9.5
 
@@ -97,7 +97,7 @@ import TernTesting
         // No quiet-line completion within the test: only the learnt end of the cycle can complete it.
         let receiver = NMEAReceiver(
             serialPort: try gps.port(), powerSwitch: gps.power,
-            options: .init(referenceDate: { [start = gps.utc(0)] in start }, quietGap: .seconds(60)), logger: .quiet())
+            options: .init(dateReference: { [start = gps.utc(0)] in .notBefore(start) }, quietGap: .seconds(60)), logger: .quiet())
         let directory = NSTemporaryDirectory() + "tern-order-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }

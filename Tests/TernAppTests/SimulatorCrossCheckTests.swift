@@ -46,7 +46,7 @@ import TernTesting
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let log = Mutex<[(on: Bool, at: Double)]>([])
         let receiver = NMEAReceiver(
-            serialPort: board.serialPort, powerSwitch: board.power, options: .init(referenceDate: { trace.start }),
+            serialPort: board.serialPort, powerSwitch: board.power, options: .init(dateReference: { .notBefore(trace.start) }),
             logger: .quiet(), clock: board.clock)
         let queue = try SQLitePositionQueue(path: directory + "/queue.sqlite")
         // The GPS's epochs count from here; the gateway starts on its first epoch, as the simulator's

@@ -43,6 +43,22 @@ import TernTesting
         #expect(sut.evaluate(.fixture(seconds: 5)) == .reject(.outOfSequence))
     }
 
+    @Test func rejectsAFixWhoseTimeIsUntrusted() {
+        var sut = makeSUT()
+        var fix = Fix.fixture(seconds: 10)
+        fix.timeUntrusted = true
+        #expect(sut.evaluate(fix) == .reject(.untrustedTime))
+    }
+
+    @Test func anUntrustedFixNeverBecomesTheReference() {
+        var sut = makeSUT()
+        _ = sut.evaluate(.fixture(seconds: 10))
+        var future = Fix.fixture(seconds: 10 * 365 * 86_400)
+        future.timeUntrusted = true
+        _ = sut.evaluate(future)
+        #expect(sut.evaluate(.fixture(seconds: 20)) == .accept(.fixture(seconds: 20)))
+    }
+
     @Test func rejectsAnImpossibleJump() {
         var sut = makeSUT()
         _ = sut.evaluate(.fixture(seconds: 0))

@@ -18,7 +18,7 @@ private func makeReceiver(_ port: any SerialPort, autobaud: Bool = false) -> NME
     NMEAReceiver(
         serialPort: port, powerSwitch: SpyPowerSwitch(),
         options: .init(
-            referenceDate: { start }, health: fastHealth, autobaud: autobaud,
+            dateReference: { .notBefore(start) }, health: fastHealth, autobaud: autobaud,
             baudScan: .init(dwell: .milliseconds(400))),
         logger: quietLogger)
 }

@@ -23,7 +23,7 @@ private func stream(fixes count: Int, chunkSize: Int = 17) -> [[UInt8]] {
 
 private func makeReceiver(_ port: any SerialPort, power: SpyPowerSwitch = SpyPowerSwitch()) -> NMEAReceiver {
     NMEAReceiver(
-        serialPort: port, powerSwitch: power, options: .init(referenceDate: { start }), logger: quietLogger)
+        serialPort: port, powerSwitch: power, options: .init(dateReference: { .notBefore(start) }), logger: quietLogger)
 }
 
 @Suite(.timeLimit(.minutes(1)))

@@ -78,6 +78,31 @@ struct NMEAFixAssemblerTests {
         #expect(fix.time == Date(timeIntervalSince1970: 1_419_995_240))
     }
 
+    @Test func marksAFixUntrustedWhenASynchronisedClockContradictsItsDate() throws {
+        // bu353 recorded on 2014-12-31, replayed on 2026-11-25 with a synchronised clock.
+        let clock = NMEADecoder(context: NMEADecodingContext(reference: {
+            .clock(Date(timeIntervalSince1970: 1_795_564_800), synchronised: true)
+        }))
+        var sut = NMEAFixAssembler()
+        var fixes: [Fix] = []
+        for line in [Corpus.bu353GGA, Corpus.bu353RMC, Corpus.bu353GGANext] {
+            var framer = NMEAFramer()
+            let sentence = try #require(framer.append(line.line).first)
+            fixes += sut.add(try clock.decode(sentence))
+        }
+        fixes += [sut.flush()].compactMap { $0 }
+        #expect(fixes.map(\.time) == [Date(timeIntervalSince1970: 1_419_995_239), Date(timeIntervalSince1970: 1_419_995_240)])
+        #expect(fixes.allSatisfy { $0.timeUntrusted })
+        #expect(sut.stats.untrustedTimeFixes == 2)
+    }
+
+    @Test func trustsADateTheClockAgreesWith() throws {
+        var sut = NMEAFixAssembler()
+        _ = try feed(&sut, [Corpus.bu353GGA, Corpus.bu353RMC])
+        #expect(sut.flush()?.timeUntrusted == false)
+        #expect(sut.stats.untrustedTimeFixes == 0)
+    }
+
     @Test func emitsNoFixForAVoidRMCAndCountsTheEpochInvalid() throws {
         var sut = NMEAFixAssembler()
         _ = try feed(&sut, [Corpus.acquiringRMC])
