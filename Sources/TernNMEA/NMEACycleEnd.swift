@@ -78,6 +78,7 @@ extension NMEAMessage {
         case let .zda(m): Self.key(9, m.talker)
         case let .gst(m): Self.key(10, m.talker)
         case let .txt(m): Self.key(11, m.talker)
+        case .pgrmz: Self.key(13, "P")
         case let .unsupported(sentence):
             Self.key(12, sentence.talker) | Self.pack(sentence.type.utf8, count: 5) << 24
         }

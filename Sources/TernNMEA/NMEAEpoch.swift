@@ -3,7 +3,7 @@ import TernCore
 
 /// What one receiver cycle said so far: the working state of `NMEAFixAssembler`.
 struct NMEAEpoch {
-    let time: NMEATimeOfDay
+    var time: NMEATimeOfDay
     var date: NMEADate?
     /// False when the epoch's own date could not be trusted (`NMEADateResolution`).
     var dateTrusted = true
@@ -12,6 +12,8 @@ struct NMEAEpoch {
     /// Set by any sentence in which the receiver says it has no fix.
     var invalid = false
     var altitude: Double?
+    /// Garmin's PGRMZ altitude: used only when no GGA/GNS of the cycle gave one (gpsd's rule).
+    var garminAltitude: Double?
     var geoidSeparation: Double?
     var speed: Double?
     var course: Double?
@@ -95,9 +97,14 @@ struct NMEAEpoch {
                 used.append((key, gsa.satellites))
             }
         case let .vtg(vtg):
-            guard vtg.mode != UInt8(ascii: "N") else { return }
-            speed = speed ?? vtg.speed
-            course = course ?? vtg.course
+            // gpsd's rule: only with both course and speed, and not in mode N (not valid) or E (dead
+            // reckoning); then, like any later sentence, it wins.
+            guard let vtgSpeed = vtg.speed, let vtgCourse = vtg.course,
+                vtg.mode != UInt8(ascii: "N"), vtg.mode != UInt8(ascii: "E")
+            else { return }
+            (speed, course) = (vtgSpeed, vtgCourse)
+        case let .pgrmz(pgrmz):
+            garminAltitude = pgrmz.altitude ?? garminAltitude
         case let .zda(zda):
             if let zdaDate = zda.date { (date, dateTrusted) = (zdaDate, zda.dateTrusted) }
         case let .gst(gst):
@@ -135,13 +142,13 @@ struct NMEAEpoch {
     /// The 2D/3D mode: the GSA's, else 3D with an altitude and 2D without.
     var mode: FixMode {
         if let gsaMode { return gsaMode }
-        return altitude == nil ? .twoD : .threeD
+        return altitude ?? garminAltitude == nil ? .twoD : .threeD
     }
 
     func fix(time: Date, coordinate: Coordinate, inView: [Constellation: Int], uere: Double) -> Fix {
         let horizontalDOP = hdop ?? gsaHDOP
         var fix = Fix(
-            time: time, coordinate: coordinate, altitude: altitude, speed: speed, course: course,
+            time: time, coordinate: coordinate, altitude: altitude ?? garminAltitude, speed: speed, course: course,
             quality: ggaQuality ?? modeQuality ?? .gps, satellites: satellites ?? used.map(\.ids.count).reduce(nil) {
                 ($0 ?? 0) + $1
             },

@@ -31,14 +31,17 @@ public struct NMEAFixAssemblerStats: Sendable, Hashable {
     /// Time-less sentences after the learnt end of a cycle and before the next time, dropped (the
     /// epoch was already out; a receiver that adds a GSA every few cycles after its usual last sentence).
     public var trailingSentences = 0
+    /// Completed epochs reopened by a late or trailing sentence and emitted again with it
+    /// (`amendsCompletedEpochs`).
+    public var amendedEpochs = 0
 
     public init() {}
 }
 
 /// Groups decoded sentences into receiver cycles and turns each valid cycle into one `Fix`.
 ///
-/// Sentences with the same UTC time of day (GGA, RMC, GNS, GLL, ZDA, GST) form one epoch; the
-/// time-less ones (GSA, GSV, VTG, and GLL of NMEA 1.x receivers) join the current epoch. An epoch
+/// Sentences with the same UTC time of day (GGA, RMC, GNS, GLL, ZDA, GST; less than 10 ms apart, as
+/// gpsd judges it; the epoch takes the latest one's time) form one epoch; the time-less ones (GSA, GSV, VTG, and GLL of NMEA 1.x receivers) join the current epoch. An epoch
 /// is complete, whichever comes first:
 /// - when the sentence that ends this receiver's cycles arrives, once learnt (`NMEACycleEndLearner`);
 /// - when the line goes quiet (`lineQuiet()`, called by a live reader after a gap with no byte);
@@ -67,11 +70,18 @@ public struct NMEAFixAssembler: Sendable {
     /// Whether a dated invalid epoch (the receiver is still acquiring) comes out as a `Fix` of quality
     /// `.invalid` at 0°, 0° carrying `satellitesHeard`; otherwise it is dropped, as gpsd does.
     public let reportsNoFixEpochs: Bool
+    /// Whether a sentence that arrives after its epoch was completed early (learnt end, quiet line)
+    /// reopens the epoch, which is emitted again, amended, at its next completion (gpsd reports again
+    /// with the same time; a log decoder wants every sentence merged). Otherwise it is dropped and
+    /// counted: a live reader has already acted on the fix.
+    public let amendsCompletedEpochs: Bool
     public private(set) var stats = NMEAFixAssemblerStats()
 
     private var epoch: NMEAEpoch?
     /// The last epoch completed before the next time arrived (learnt end or quiet line), and how.
     private var closed: (time: NMEATimeOfDay, whenQuiet: Bool)?
+    /// The epoch `closed` describes, kept to be amended (`amendsCompletedEpochs`).
+    private var closedEpoch: NMEAEpoch?
     /// Time-less sentences that arrived after `closed`: they open the next epoch.
     private var leading: [NMEAMessage] = []
     /// The time of day of the last timed sentence.
@@ -110,9 +120,12 @@ public struct NMEAFixAssembler: Sendable {
         return result
     }
 
-    public init(uere: Double = NMEAFixAssembler.defaultUERE, reportsNoFixEpochs: Bool = false) {
+    public init(
+        uere: Double = NMEAFixAssembler.defaultUERE, reportsNoFixEpochs: Bool = false, amendsCompletedEpochs: Bool = false
+    ) {
         self.uere = uere
         self.reportsNoFixEpochs = reportsNoFixEpochs
+        self.amendsCompletedEpochs = amendsCompletedEpochs
     }
 
     /// The fixes one message completed, oldest first: none, one, or two (a one-sentence cycle: the
@@ -136,7 +149,9 @@ public struct NMEAFixAssembler: Sendable {
                 merge(message)
             } else if let closed {
                 if case let .gsv(gsv) = message { record(gsv) }
-                if !closed.whenQuiet {
+                if !closed.whenQuiet, reopenClosedEpoch() {
+                    merge(message)
+                } else if !closed.whenQuiet {
                     // After the learnt end: a straggler of the cycle just completed (a GSA every few cycles).
                     stats.trailingSentences += 1
                 } else if leading.count < Self.maxLeading {
@@ -149,19 +164,25 @@ public struct NMEAFixAssembler: Sendable {
             }
             return Completed(first: cycleEnd.saw(key) && epoch != nil ? complete(whenQuiet: false) : nil)
         }
-        if let lastTime, lastTime != time { cycleEnd.cycleBegan() }
+        if let lastTime, !Self.sameCycle(lastTime, time) { cycleEnd.cycleBegan() }
         lastTime = time
-        if epoch == nil, let closed, closed.time == time {
+        if epoch == nil, let closed, Self.sameCycle(closed.time, time) {
             stats.lateSentences += 1
             if closed.whenQuiet { stats.lateAfterQuiet += 1 } else { cycleEnd.forget() }
             _ = cycleEnd.saw(key)
+            if reopenClosedEpoch() {
+                epoch?.time = time
+                merge(message)
+            }
             return Completed()
         }
         var completed = Completed()
-        if let epoch, epoch.time != time {
+        if let epoch, !Self.sameCycle(epoch.time, time) {
             completed.first = flush()
         }
         if epoch == nil { open(at: time) }
+        // The cycle's time is its latest timed sentence's (gpsd reports the last time it was given).
+        epoch?.time = time
         merge(message)
         if cycleEnd.saw(key) {
             let own = complete(whenQuiet: false)
@@ -176,6 +197,20 @@ public struct NMEAFixAssembler: Sendable {
         return complete(whenQuiet: true)
     }
 
+    /// Times of day less than this far apart (milliseconds) belong to one receiver cycle, so that a GLL
+    /// stamped `.303` and a GGA stamped `.30` (one receiver writing milliseconds here, centiseconds
+    /// there) make one epoch. gpsd's window (a change of more than 10 ms starts a new cycle), without
+    /// its edge: receivers whose cycles are 10 ms apart (.990 then .000, each a whole RMC + GGA cycle)
+    /// make two epochs, as gpsd reports them.
+    static let cycleTimeTolerance = 10
+
+    /// Whether two times of day belong to one cycle (`cycleTimeTolerance`), across midnight too.
+    static func sameCycle(_ a: NMEATimeOfDay, _ b: NMEATimeOfDay) -> Bool {
+        let day = 86_400_000
+        let difference = abs(a.millisecondsSinceMidnight - b.millisecondsSinceMidnight)
+        return min(difference, day - difference) < cycleTimeTolerance
+    }
+
     /// Throws the open epoch away without a fix (the receiver was powered off or on, or the link
     /// reconnected: what is open belongs to a power cycle that is over). With `relearn`, also forgets
     /// the learnt end of a cycle (a reconnect or a baud change may bring another sentence set).
@@ -183,9 +218,20 @@ public struct NMEAFixAssembler: Sendable {
         if epoch != nil { stats.discardedEpochs += 1 }
         epoch = nil
         closed = nil
+        closedEpoch = nil
         leading.removeAll()
         lastTime = nil
         if relearn { cycleEnd.forget() }
+    }
+
+    /// Reopens the epoch completed last, to amend it (`amendsCompletedEpochs`); false when it is not kept.
+    private mutating func reopenClosedEpoch() -> Bool {
+        guard let closedEpoch else { return false }
+        stats.amendedEpochs += 1
+        epoch = closedEpoch
+        self.closedEpoch = nil
+        closed = nil
+        return true
     }
 
     private mutating func open(at time: NMEATimeOfDay) {
@@ -193,6 +239,7 @@ public struct NMEAFixAssembler: Sendable {
         for message in leading { opened.merge(message) }
         leading.removeAll()
         closed = nil
+        closedEpoch = nil
         epoch = opened
     }
 
@@ -200,6 +247,7 @@ public struct NMEAFixAssembler: Sendable {
         guard let epoch else { return nil }
         if whenQuiet { stats.completedWhenQuiet += 1 } else { stats.completedAtCycleEnd += 1 }
         closed = (epoch.time, whenQuiet)
+        if amendsCompletedEpochs { closedEpoch = epoch }
         return flush()
     }
 
@@ -291,7 +339,7 @@ extension NMEAMessage {
         case let .gll(gll): gll.time
         case let .zda(zda): zda.time
         case let .gst(gst): gst.time
-        case .gsa, .gsv, .vtg, .txt, .unsupported: nil
+        case .gsa, .gsv, .vtg, .txt, .pgrmz, .unsupported: nil
         }
     }
 

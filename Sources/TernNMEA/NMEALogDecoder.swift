@@ -34,7 +34,8 @@ public struct NMEALogDecoder: Sendable {
         uere: Double = NMEAFixAssembler.defaultUERE
     ) {
         decoder = NMEADecoder(context: NMEADecodingContext(reference: { reference }))
-        assembler = NMEAFixAssembler(uere: uere)
+        // A log is decoded whole: a sentence after its cycle's learnt end amends the epoch, as gpsd does.
+        assembler = NMEAFixAssembler(uere: uere, amendsCompletedEpochs: true)
     }
 
     public var stats: NMEALogDecoderStats {

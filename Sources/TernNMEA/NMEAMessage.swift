@@ -45,6 +45,8 @@ public enum NMEAMessage: Sendable, Hashable {
     case zda(ZDAMessage)
     case gst(GSTMessage)
     case txt(TXTMessage)
+    /// Garmin's proprietary altitude (`$PGRMZ`).
+    case pgrmz(PGRMZMessage)
     /// A sentence type Tern does not decode (yet), including proprietary ones.
     case unsupported(NMEASentence)
 }
@@ -59,7 +61,12 @@ public struct NMEADecoder: Sendable {
 
     /// Decodes one sentence; unknown types come back as `.unsupported`, malformed known ones throw.
     public func decode(_ sentence: NMEASentence) throws(NMEADecodingError) -> NMEAMessage {
-        guard !sentence.isProprietary else { return .unsupported(sentence) }
+        guard !sentence.isProprietary else {
+            switch sentence.type {
+            case PGRMZMessage.sentenceType: return .pgrmz(try PGRMZMessage(sentence, context: context))
+            default: return .unsupported(sentence)
+            }
+        }
         switch sentence.type {
         case GGAMessage.sentenceType: return .gga(try GGAMessage(sentence, context: context))
         case RMCMessage.sentenceType: return .rmc(try RMCMessage(sentence, context: context))
