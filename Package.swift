@@ -38,7 +38,7 @@ let package = Package(
         // Durable store-and-forward queue in SQLite (GRDB).
         .target(
             name: "TernStore",
-            dependencies: ["TernCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["TernCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         // HTTP uplink (async-http-client) and connectivity monitoring.
         .target(

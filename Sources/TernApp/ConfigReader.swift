@@ -108,6 +108,12 @@ struct ConfigReader {
         return duration
     }
 
+    /// A duration that may be absent (nil).
+    mutating func optionalDuration(_ name: String, range: ClosedRange<Duration>) throws(ConfigError) -> Duration? {
+        guard value(name) != nil else { return nil }
+        return try duration(name, default: .zero, range: range)
+    }
+
     mutating func url(_ name: String, required: Bool) throws(ConfigError) -> URL? {
         guard let raw = value(name) else {
             if required { throw ConfigError(key: key(name), "missing: set the server's URL, e.g. url = \"https://tracker.example.com/positions\"") }

@@ -23,7 +23,7 @@ public struct Daemon: Sendable {
     }
 
     public func run() async throws {
-        let queue = try Pipeline<ContinuousClock>.openQueue(config: config)
+        let queue = try Pipeline<ContinuousClock>.openQueue(config: config, logger: logger)
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPUplink.clientConfiguration())
         do {
             try await run(queue: queue, httpClient: httpClient)
@@ -47,7 +47,9 @@ public struct Daemon: Sendable {
                 uplinkURL: try uplinkURL(collector: nil), connectivity: RouteConnectivity(),
                 receiverOptions: receiverOptions(chipset: chipset), memory: queue)
             parts.synchronisedTime = SystemClock.synchronisedTime
-            try await run(Pipeline(config: config, parts: parts, httpClient: httpClient, clock: ContinuousClock(), logger: logger))
+            try await run(
+                Pipeline(config: config, parts: parts, httpClient: httpClient, clock: ContinuousClock(), logger: logger),
+                extra: [maintenance(queue)])
         case let .simulated(speed, seed):
             let board = try SimulatedBoard(speed: speed, seed: seed)
             var collector: Collector?
@@ -65,7 +67,7 @@ public struct Daemon: Sendable {
                 receiverOptions: .init(dateReference: { [start = board.gps.utc(at: 0)] in .notBefore(start) }))
             try await run(
                 Pipeline(config: config, parts: parts, httpClient: httpClient, clock: board.clock, logger: logger),
-                extra: [board.service])
+                extra: [board.service, maintenance(queue)])
             let checked = audit.summary
             if checked.isClean {
                 logger.notice(
@@ -89,6 +91,26 @@ public struct Daemon: Sendable {
         logger.notice("tern running", metadata: ["device": "\(config.device)", "queue": "\(config.queuePath)"])
         defer { try? notifier.stopping() }
         try await group.run()
+    }
+
+    /// The queue's housekeeping every 5 minutes: checkpoint, maximum age, ballast (`SQLitePositionQueue.maintain`).
+    private func maintenance(_ queue: SQLitePositionQueue) -> any Service {
+        TaskService("queue-maintenance") { [logger] in
+            try await cancelWhenGracefulShutdown {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: .seconds(300))
+                    do {
+                        let dropped = try await queue.maintain()
+                        if dropped.expired > 0 {
+                            logger.warning(
+                                "dropped queued positions older than store.max_age", metadata: ["expired": "\(dropped.expired)"])
+                        }
+                    } catch {
+                        logger.error("queue maintenance failed (retried in 5 min)", metadata: ["error": "\(error)"])
+                    }
+                }
+            }
+        }
     }
 
     /// Pings systemd's watchdog and publishes a one-line status for `systemctl status`.

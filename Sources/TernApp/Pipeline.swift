@@ -59,14 +59,16 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
         gateway = Gateway(
             receiver: receiver, filter: StandardLocationFilter(options: config.filter), queue: queue,
             forwarder: forwarder, scheduler: FixScheduler(options: config.scheduler), clock: clock,
-            memory: parts.memory, synchronisedTime: parts.synchronisedTime, logger: logger.labelled("tern.gateway"))
+            memory: parts.memory, synchronisedTime: parts.synchronisedTime, commitWindow: config.store.commitWindow,
+            logger: logger.labelled("tern.gateway"))
     }
 
     /// The gateway and forwarder as services, in start order.
     public var services: [any Service] { [ForwarderService(forwarder), GatewayService(gateway)] }
 
-    /// Creates the data directory when missing and opens the queue in it.
-    public static func openQueue(config: TernConfig) throws -> SQLitePositionQueue {
+    /// Creates the data directory when missing and opens the queue in it; a damaged queue is moved
+    /// aside and what reads is salvaged into a new one (`SQLitePositionQueue.openRecovering`).
+    public static func openQueue(config: TernConfig, logger: Logger = Logger(label: "tern.queue")) throws -> SQLitePositionQueue {
         do {
             try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
         } catch {
@@ -74,7 +76,8 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
                 key: "data_dir",
                 "cannot create \(config.dataDirectory): \(error.localizedDescription); create it and give the tern user write access")
         }
-        return try SQLitePositionQueue(path: config.queuePath)
+        let options = SQLitePositionQueue.Options(capacity: config.store.capacity)
+        return try SQLitePositionQueue.openRecovering(path: config.queuePath, options: options, logger: logger.labelled("tern.queue")).queue
     }
 }
 

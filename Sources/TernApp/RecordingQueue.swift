@@ -23,6 +23,13 @@ final class RecordingQueue: PositionQueue {
         return sequence
     }
 
+    func enqueue(contentsOf positions: [Position]) async throws -> EnqueueResult {
+        let result = try await base.enqueue(contentsOf: positions)
+        ids.withLock { $0.append(contentsOf: positions.map(\.id)) }
+        positions.forEach(stored)
+        return result
+    }
+
     func oldest(limit: Int) async throws -> [QueuedPosition] { try await base.oldest(limit: limit) }
     func acknowledge(through sequence: Int64) async throws { try await base.acknowledge(through: sequence) }
     func count() async throws -> Int { try await base.count() }

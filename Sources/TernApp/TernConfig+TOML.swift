@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernStore
 import TOMLKit
 
 extension TernConfig {
@@ -28,7 +29,7 @@ extension TernConfig {
             throw ConfigError(key: "", "not valid TOML: \(error)")
         }
         var root = ConfigReader(table: table, prefix: "")
-        try root.rejectUnknownKeys(known: ["device", "data_dir", "status_file", "log_level", "receiver", "power", "scheduler", "filter", "uplink"])
+        try root.rejectUnknownKeys(known: ["device", "data_dir", "status_file", "log_level", "receiver", "power", "scheduler", "filter", "uplink", "store"])
         let config = try read(&root, table: table)
         try root.rejectUnknownKeys()
         return config
@@ -104,12 +105,27 @@ extension TernConfig {
             localCollector: localCollector)
         try uplinkTable.rejectUnknownKeys()
 
+        var storeTable = try root.table("store")
+        let store = Store(
+            commitWindow: GroupCommit.Window(
+                maxDelay: try storeTable.duration("commit_interval", default: .seconds(1), range: .zero ... .seconds(60)),
+                maxPositions: try storeTable.int("commit_positions", default: 10, range: 1...1000)),
+            capacity: QueueCapacity(
+                maxPositions: try storeTable.int("max_positions", default: 1_000_000, range: 100...100_000_000),
+                maxBytes: try storeTable.int("max_size_mb", default: 256, range: 1...100_000) << 20,
+                maxAge: try storeTable.optionalDuration("max_age", range: .seconds(3600) ... .seconds(3650 * 86_400)),
+                overflow: QueueCapacity.Overflow(
+                    rawValue: try storeTable.choice("overflow", QueueCapacity.Overflow.allCases.map(\.rawValue), default: "drop-oldest"))
+                    ?? .dropOldest))
+        try storeTable.rejectUnknownKeys()
+
         let logLevel = try root.choice("log_level", ["trace", "debug", "info", "notice", "warning", "error", "critical"], default: "info")
         var config = TernConfig(
             device: device, dataDirectory: dataDirectory, receiver: receiver, power: power,
             scheduler: scheduler, filter: filter, uplink: uplink, logLevel: logLevel)
         config.receiverOptions = receiverOptions
         config.statusFile = statusFile
+        config.store = store
         return config
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernStore
 
 /// Everything `tern run` needs, validated. Read from TOML with `TernConfig.load(path:)`.
 public struct TernConfig: Sendable, Equatable {
@@ -69,6 +70,17 @@ public struct TernConfig: Sendable, Equatable {
         public var localCollector: Bool
     }
 
+    /// `[store]`: how accepted positions are written and how big the queue may grow.
+    public struct Store: Sendable, Equatable {
+        public var commitWindow = GroupCommit.Window()
+        public var capacity = QueueCapacity()
+
+        public init(commitWindow: GroupCommit.Window = GroupCommit.Window(), capacity: QueueCapacity = QueueCapacity()) {
+            self.commitWindow = commitWindow
+            self.capacity = capacity
+        }
+    }
+
     public var device: String
     public var dataDirectory: String
     /// Where `tern run` publishes its status for `tern status` (tmpfs by default: no flash wear).
@@ -80,6 +92,7 @@ public struct TernConfig: Sendable, Equatable {
     public var scheduler: FixScheduler.Options
     public var filter: StandardLocationFilter.Options
     public var uplink: Uplink
+    public var store = Store()
     public var logLevel: String
 
     /// systemd's `RuntimeDirectory=tern` (see deploy/tern.service).

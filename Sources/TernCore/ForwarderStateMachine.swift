@@ -1,11 +1,16 @@
 /// Store-and-forward upload logic as a pure state machine: one batch in flight at a time,
 /// acknowledge only what the server confirmed, exponential backoff with jitter on failure,
-/// retry at once when connectivity may be back. Nothing is ever dropped here.
+/// retry at once when connectivity may be back. An acknowledgement that fails (the disk) is retried
+/// with the same backoff, never by sending the batch again. Nothing is ever dropped here.
 public struct ForwarderStateMachine: Sendable, Hashable {
     public enum State: Sendable, Hashable {
         case idle
         /// A batch is being read and sent; `more` records a wake-up that arrived meanwhile.
         case uploading(more: Bool)
+        /// The server confirmed a batch; its positions are being removed from the queue.
+        case acknowledging(through: Int64)
+        /// Removing confirmed positions failed `attempt` times in a row; tried again at `until`.
+        case retryingAcknowledge(through: Int64, attempt: Int, until: Duration)
         /// Waiting after `attempt` consecutive failures until `until`.
         case backingOff(attempt: Int, until: Duration)
         /// The server rejected a batch for good; retried rarely until a human fixes it.
@@ -27,13 +32,17 @@ public struct ForwarderStateMachine: Sendable, Hashable {
         case uploadFinished(Outcome, now: Duration)
         case timerFired(now: Duration)
         case connectivity(ConnectivityEvent)
+        /// The confirmed positions were removed from the queue.
+        case acknowledged
+        case acknowledgeFailed(reason: String, now: Duration)
         case stop
     }
 
     public enum Action: Sendable, Hashable {
         /// Read the oldest batch and send it, then report `.uploadFinished`.
         case uploadNextBatch
-        /// Remove the confirmed positions from the queue (before the next upload).
+        /// Remove the confirmed positions from the queue (before the next upload), then report
+        /// `.acknowledged` or `.acknowledgeFailed`.
         case acknowledge(through: Int64)
         case wake(at: Duration)
         /// Tell someone: the reason the server refuses our data.
@@ -66,8 +75,20 @@ public struct ForwarderStateMachine: Sendable, Hashable {
 
         case let (.uploading, .uploadFinished(.delivered(last), _)):
             failures = 0
+            state = .acknowledging(through: last)
+            return [.acknowledge(through: last)]
+        case (.acknowledging, .acknowledged):
+            failures = 0
             state = .uploading(more: false)
-            return [.acknowledge(through: last), .uploadNextBatch]
+            return [.uploadNextBatch]
+        case let (.acknowledging(through), .acknowledgeFailed(_, now)):
+            failures += 1
+            let until = now + backoff.delay(attempt: failures, unitRandom: random.nextUnit())
+            state = .retryingAcknowledge(through: through, attempt: failures, until: until)
+            return [.wake(at: until)]
+        case let (.retryingAcknowledge(through, _, until), .timerFired(now)) where now >= until:
+            state = .acknowledging(through: through)
+            return [.acknowledge(through: through)]
         case let (.uploading(more), .uploadFinished(.nothingToSend, _)):
             state = more ? .uploading(more: false) : .idle
             return more ? [.uploadNextBatch] : []

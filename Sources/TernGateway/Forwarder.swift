@@ -116,9 +116,12 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
             case let .acknowledge(through):
                 do {
                     try await Task { [queue] in try await queue.acknowledge(through: through) }.value
+                    actions.append(contentsOf: handle(.acknowledged))
                 } catch {
-                    // Not fatal: the batch is sent again and the server drops it by id.
-                    logger.error("cannot acknowledge uploaded positions", metadata: ["error": "\(error)"])
+                    // Retried with backoff; the batch is not sent again meanwhile.
+                    current.withLock { $0.lastError = "cannot acknowledge uploaded positions: \(error)" }
+                    logger.error("cannot remove uploaded positions from the queue; retrying with backoff", metadata: ["error": "\(error)"])
+                    actions.append(contentsOf: handle(.acknowledgeFailed(reason: "\(error)", now: elapsed)))
                 }
             case let .wake(at):
                 timer.schedule(at: start.advanced(by: at))

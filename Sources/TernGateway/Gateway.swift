@@ -26,11 +26,13 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     private var memorySavedAt: Duration?
     private let start: C.Instant
     private var poweredSince: Duration?
-    private var pending: [Position] = []
+    /// When accepted positions are written (group commit, retries after store failures).
+    private var commits: GroupCommit
+    private let commitTimer: WakeTimer<C>
+    /// Positions the queue's capacity rules dropped in the current burst (logged when it starts and ends).
+    private var dropBurst: QueueDrops?
     private var current = GatewayStatus()
 
-    /// Accepted positions kept in memory while the store fails, before the oldest are dropped.
-    public let maxPendingWrites: Int
     /// How often (at most) what the scheduler has learnt is saved to `memory`; also at shutdown.
     public let memorySaveInterval: Duration
 
@@ -39,12 +41,14 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     ///   - wallClock: the time of day, to measure how long Tern was down between two runs.
     ///   - synchronisedTime: UTC now when the system clock is known to be synchronised, else nil: dates
     ///     the first power-on for `FixFreshness` (later ones are dated by the receiver's own clock).
+    ///   - commitWindow: how long, and how many, accepted positions may wait to be written together.
+    ///   - maxPendingWrites: accepted positions kept in memory while the store fails, before the oldest are dropped.
     public init(
         receiver: any GPSReceiver, filter: any LocationFilter, queue: any PositionQueue,
         forwarder: any Forwarding, scheduler: FixScheduler, clock: C,
         memory: (any SchedulerMemoryStore)? = nil, wallClock: @escaping @Sendable () -> Date = { Date() },
         synchronisedTime: @escaping @Sendable () -> Date? = { nil },
-        memorySaveInterval: Duration = .seconds(300),
+        memorySaveInterval: Duration = .seconds(300), commitWindow: GroupCommit.Window = .immediate,
         maxPendingWrites: Int = 10_000, logger: Logger = Logger(label: "tern.gateway")
     ) {
         self.memory = memory
@@ -58,7 +62,8 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         self.scheduler = scheduler
         self.clock = clock
         self.timer = WakeTimer(clock: clock)
-        self.maxPendingWrites = maxPendingWrites
+        self.commitTimer = WakeTimer(clock: clock)
+        self.commits = GroupCommit(window: commitWindow, maxPending: maxPendingWrites)
         self.logger = logger
         self.start = clock.now
     }
@@ -82,6 +87,9 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { [timer] in
                     await timer.run { _ in await self.timerFired() }
+                }
+                group.addTask { [commitTimer] in
+                    await commitTimer.run { _ in await self.commitTimerFired() }
                 }
                 group.addTask {
                     for try await fix in self.receiver.fixes() {
@@ -147,7 +155,7 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
             let accepted = evaluate(fix)
             await perform(scheduler.handle(.delivered(accepted: accepted, now: elapsed)))
             guard accepted else { continue }
-            await writePending()
+            await performCommits(commits.accepted(Position(fix: fix), now: elapsed))
             if memorySavedAt.map({ elapsed - $0 >= memorySaveInterval }) ?? true { await saveMemory() }
         }
     }
@@ -193,31 +201,69 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         case let .accept(fix):
             current.fixesAccepted += 1
             current.lastAccepted = fix
-            pending.append(Position(fix: fix))
             return true
         }
     }
 
-    /// Writes accepted positions in order; on a store failure keeps them for the next try.
-    private func writePending() async {
-        while let position = pending.first {
-            do {
-                // The write runs in its own task so that cancellation (shutdown) cannot cut it short.
-                _ = try await Task { [queue] in try await queue.enqueue(position) }.value
-                pending.removeFirst()
-                current.enqueued += 1
-                forwarder.positionsAvailable()
-            } catch {
-                current.lastError = "\(error)"
-                logger.error("cannot store position; keeping it in memory and retrying", metadata: ["error": "\(error)"])
-                if pending.count > maxPendingWrites {
-                    pending.removeFirst(pending.count - maxPendingWrites)
-                    logger.critical("store failing for long: dropped the oldest unstored positions")
-                }
-                break
+    private func commitTimerFired() async {
+        await performCommits(commits.timerFired(now: elapsed))
+    }
+
+    /// Performs `GroupCommit`'s actions: writes (one transaction each; the outcome goes back to it),
+    /// wake-ups and drops.
+    private func performCommits(_ actions: [GroupCommit.Action]) async {
+        var actions = actions[...]
+        while let action = actions.popFirst() {
+            switch action {
+            case let .write(positions):
+                actions.append(contentsOf: await write(positions))
+            case let .wake(at):
+                commitTimer.schedule(at: at.map { start.advanced(by: $0) })
+            case let .dropped(count):
+                current.droppedUnwritten += count
+                logger.critical(
+                    "store failing for long: dropped the oldest accepted positions that could not be written",
+                    metadata: ["dropped": "\(count)", "waiting": "\(commits.pending.count)"])
             }
         }
-        current.pendingWrites = pending.count
+        current.pendingWrites = commits.pending.count
+    }
+
+    /// Writes positions in one transaction; returns what `GroupCommit` makes of the outcome.
+    private func write(_ positions: [Position]) async -> [GroupCommit.Action] {
+        do {
+            // The write runs in its own task so that cancellation (shutdown) cannot cut it short.
+            let result = try await Task { [queue] in try await queue.enqueue(contentsOf: positions) }.value
+            current.enqueued += result.stored
+            current.queueDrops = current.queueDrops + result.dropped
+            noteDrops(result.dropped)
+            if result.stored > 0 { forwarder.positionsAvailable() }
+            return commits.written(now: elapsed)
+        } catch {
+            current.lastError = "\(error)"
+            let actions = commits.writeFailed(now: elapsed)
+            if commits.failures == 1 || commits.failures.isMultiple(of: 10) {
+                logger.error(
+                    "cannot store positions; keeping them in memory and retrying",
+                    metadata: ["error": "\(error)", "waiting": "\(commits.pending.count)", "attempt": "\(commits.failures)"])
+            }
+            return actions
+        }
+    }
+
+    /// Logs the queue's capacity drops once when a burst of them starts, and its total when it ends.
+    private func noteDrops(_ dropped: QueueDrops) {
+        if dropped.total > 0 {
+            if dropBurst == nil {
+                logger.warning(
+                    "queue full: dropping positions by its overflow policy (store.overflow); counted in tern status",
+                    metadata: ["dropped": "\(dropped)"])
+            }
+            dropBurst = (dropBurst ?? QueueDrops()) + dropped
+        } else if let burst = dropBurst {
+            logger.notice("queue has room again", metadata: ["dropped_in_burst": "\(burst.total)"])
+            dropBurst = nil
+        }
     }
 
     private func setPower(on: Bool) async {
@@ -244,6 +290,16 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     }
 
     private func shutDown() async {
+        // What waits to be written is written now (twice if the first attempt fails), after a write in
+        // flight (its own task; it completes on this actor) has reported.
+        while commits.isWriting { await Task.yield() }
+        for _ in 0..<2 where !commits.pending.isEmpty { await performCommits(commits.shutdown()) }
+        if !commits.pending.isEmpty {
+            logger.critical(
+                "stopping with accepted positions that could not be stored: they are lost",
+                metadata: ["count": "\(commits.pending.count)", "error": "\(current.lastError ?? "-")"])
+        }
+        commitTimer.schedule(at: nil)
         await saveMemory()
         await perform(scheduler.handle(.stop))
         timer.schedule(at: nil)

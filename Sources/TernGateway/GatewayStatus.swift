@@ -25,8 +25,13 @@ public struct GatewayStatus: Sendable, Hashable, Codable {
     public var rejections: [String: Int] = [:]
     /// Positions durably written to the queue.
     public var enqueued = 0
-    /// Positions accepted but not yet written because the store failed (retried on the next fix).
+    /// Positions accepted but not yet written: waiting for the group commit, or for the store to recover
+    /// (retried with backoff).
     public var pendingWrites = 0
+    /// Accepted positions given up because the store failed for long (more than `maxPendingWrites` waited).
+    public var droppedUnwritten = 0
+    /// Positions the queue's capacity rules dropped or refused (`QueueCapacity`), since start.
+    public var queueDrops = QueueDrops()
     /// The scheduler's next wake-up, since the gateway started; nil when none is pending.
     public var nextWake: Duration?
     /// Wake-ups the scheduler asked for and got.
@@ -44,7 +49,8 @@ public struct GatewayStatus: Sendable, Hashable, Codable {
     /// All but `nextWake` (a time on the gateway's own clock; the scheduler summary says when).
     private enum CodingKeys: String, CodingKey {
         case receiverPowered, receiverOnSeconds, powerCycles, acquisitionTimeouts, fixesSeen, noFixEpochs
-        case fixesUnwanted, staleFixes, fixesAccepted, rejections, enqueued, pendingWrites, wakeUps, uptimeSeconds
+        case fixesUnwanted, staleFixes, fixesAccepted, rejections, enqueued, pendingWrites, droppedUnwritten, queueDrops
+        case wakeUps, uptimeSeconds
         case lastAccepted, scheduler, lastError
     }
 }

@@ -9,6 +9,8 @@ public enum QueueError: Error, Equatable, CustomStringConvertible {
     case notWritable(path: String, reason: String)
     /// The file is not a SQLite database, or its pages are damaged.
     case corrupt(path: String, reason: String)
+    /// A `reject-new` queue is full: the position was not stored (counted as rejected).
+    case capacityReached(path: String)
     /// Any other SQLite failure.
     case database(path: String, reason: String)
 
@@ -20,8 +22,11 @@ public enum QueueError: Error, Equatable, CustomStringConvertible {
             "cannot write queue database \(path) (\(reason)): check that the data directory exists, "
                 + "is writable and is owned by the user running tern"
         case let .corrupt(path, reason):
-            "queue database \(path) is corrupt (\(reason)): move the file aside "
-                + "(e.g. mv \(path) \(path).corrupt) and restart; a new empty queue will be created"
+            "queue database \(path) is corrupt (\(reason)): tern run moves it aside, salvages what reads "
+                + "and starts a new queue; to do it by hand, move \(path) and its -wal and -shm files away together"
+        case let .capacityReached(path):
+            "queue \(path) is full and its overflow policy is reject-new: the new position was not stored; "
+                + "raise store.max_positions / store.max_bytes or choose store.overflow = \"drop-oldest\""
         case let .database(path, reason):
             "queue database \(path) failed: \(reason)"
         }

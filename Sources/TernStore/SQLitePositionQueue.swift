@@ -1,70 +1,195 @@
 import Foundation
 import GRDB
+import Logging
+import Synchronization
 import TernCore
 
 /// The durable store-and-forward queue: a SQLite database in WAL mode at `path`.
 ///
-/// Durability: the writer runs with `synchronous = FULL`, so the WAL is fsynced at every
-/// commit and `enqueue` returns only once the position survives a power cut. `NORMAL` would
-/// keep the database consistent but may lose the last commits on power loss, which breaks
-/// "nothing lost" on a board that is switched off by pulling the plug. At GPS rates (≤ 1
-/// write per second) the extra fsync is cheap, even on an SD card.
+/// Durability: the writer runs with `synchronous = FULL` (set after GRDB's WAL setup, which would
+/// leave `NORMAL`, and checked at open: the queue refuses to open otherwise), so the WAL is fsynced
+/// at every commit and an `enqueue` returns only once its positions survive a power cut. Positions
+/// written together (`enqueue(contentsOf:)`) share one transaction and one fsync.
+///
+/// Bounded (`QueueCapacity`): rows, bytes and age, with an overflow policy; every drop is counted
+/// in the `counters` table. A row that no longer decodes is moved to `quarantine` and the queue goes
+/// on. A ballast file beside the database is given up when the disk fills, so checkpoints and
+/// acknowledgements can still run (`Ballast`).
 public final class SQLitePositionQueue: PositionQueue, Sendable {
     /// Where the database lives.
     public let path: String
+    public let options: Options
     let pool: DatabasePool
+    let ballast: Ballast
+    let logger: Logger
+    /// Positions in the table, kept by this (only) writer so capacity checks need no COUNT(*).
+    private let depth = Mutex<Int?>(nil)
 
-    /// Opens (creating if needed) the queue at `path` and migrates it to the current schema.
-    /// Throws `QueueError`.
-    public convenience init(path: String) throws {
-        try self.init(path: path, prepare: { _ in })
+    /// Longest `quick_check` at open before it is interrupted (the queue is then opened unchecked).
+    public static let quickCheckTimeLimit = Duration.seconds(10)
+
+    /// Opens (creating if needed) the queue at `path`, checks it (`synchronous = FULL`, `quick_check`)
+    /// and migrates it to the current schema. Throws `QueueError` (`.corrupt` for a damaged file:
+    /// see `openRecovering`).
+    public convenience init(path: String, options: Options = Options(), logger: Logger = Logger(label: "tern.queue")) throws {
+        try self.init(path: path, options: options, logger: logger, prepare: { _ in })
     }
 
     /// `prepare` runs on every new connection after Tern's own pragmas (tests use it).
-    init(path: String, prepare: @escaping @Sendable (Database) throws -> Void) throws {
+    init(
+        path: String, options: Options = Options(), logger: Logger = Logger(label: "tern.queue"),
+        prepare: @escaping @Sendable (Database) throws -> Void
+    ) throws {
         self.path = path
+        self.options = options
+        self.logger = logger
+        self.ballast = Ballast(path: path + ".ballast", bytes: options.ballastBytes)
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
+        let journalSizeLimit = options.journalSizeLimit
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA journal_size_limit = \(journalSizeLimit)")
             try prepare(db)
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
+            try Self.setSynchronous(options.synchronous, on: pool, path: path)
+            try Self.quickCheck(pool, path: path)
             try Schema.migrator.migrate(pool)
         } catch {
             throw QueueError.map(error, path: path)
         }
+        ballast.reserve()
+    }
+
+    /// GRDB switches the writer to WAL with `synchronous = NORMAL` after `prepareDatabase`: set the
+    /// mode on the (single) writer connection afterwards, and read it back.
+    private static func setSynchronous(_ mode: Options.Synchronous, on pool: DatabasePool, path: String) throws {
+        let reported = try pool.writeWithoutTransaction { db -> Int? in
+            try db.execute(sql: "PRAGMA synchronous = \(mode.rawValue)")
+            return try Int.fetchOne(db, sql: "PRAGMA synchronous")
+        }
+        let expected = mode == .full ? 2 : 1
+        guard reported == expected else {
+            throw QueueError.database(
+                path: path,
+                reason: "SQLite reports synchronous = \(reported.map(String.init) ?? "nothing") after setting \(mode.rawValue) "
+                    + "(\(expected)): commits would not be durable; Tern refuses to run on it")
+        }
+    }
+
+    /// `PRAGMA quick_check`, interrupted after `quickCheckTimeLimit` (a huge queue on a slow card).
+    private static func quickCheck(_ pool: DatabasePool, path: String) throws {
+        let watchdog = DispatchWorkItem { pool.interrupt() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + quickCheckTimeLimit.seconds, execute: watchdog)
+        defer { watchdog.cancel() }
+        let result: [String]
+        do {
+            result = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(5)") }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+            return
+        }
+        guard result == ["ok"] else {
+            throw QueueError.corrupt(path: path, reason: "quick_check: " + result.joined(separator: "; "))
+        }
+    }
+
+    /// The `synchronous` mode the writer connection reports: 2 is FULL.
+    public func synchronousMode() async throws -> Int {
+        try await pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
     /// Stores `position` durably and returns its sequence number. A position whose id is still
-    /// queued is not stored twice: its existing sequence number is returned.
+    /// queued is not stored twice: its existing sequence number is returned. Throws
+    /// `QueueError.capacityReached` when a `reject-new` queue is full.
     @discardableResult
     public func enqueue(_ position: Position) async throws -> Int64 {
-        let arguments = PositionRow.arguments(position, enqueuedAt: Date())
+        let result = try await enqueue(contentsOf: [position])
+        guard result.stored == 1 || result.dropped.rejectedNew == 0 else { throw QueueError.capacityReached(path: path) }
         let id = position.id.uuidString
-        return try await write { db in
-            try db.execute(
-                sql: "INSERT INTO positions (\(PositionRow.columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) "
-                    + "ON CONFLICT(id) DO NOTHING",
-                arguments: arguments)
-            guard let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM positions WHERE id = ?", arguments: [id])
-            else { throw QueueError.database(path: self.path, reason: "inserted position \(id) not found") }
-            return seq
+        guard let seq = try await read({ db in try Int64.fetchOne(db, sql: "SELECT seq FROM positions WHERE id = ?", arguments: [id]) })
+        else { throw QueueError.capacityReached(path: path) }
+        return seq
+    }
+
+    /// Stores positions in one transaction (one fsync), applying the capacity rules in it.
+    public func enqueue(contentsOf positions: [Position]) async throws -> EnqueueResult {
+        guard !positions.isEmpty else { return EnqueueResult(stored: 0) }
+        let now = Date()
+        let rows = positions.map { PositionRow.arguments($0, enqueuedAt: now) }
+        let capacity = options.capacity
+        let result = try await writeFreeingBallast { db in
+            var depth = try self.currentDepth(db)
+            var result = EnqueueResult(stored: 0)
+            if let maxAge = capacity.maxAge {
+                try db.execute(
+                    sql: "DELETE FROM positions WHERE enqueued_at < ?", arguments: [now.timeIntervalSince1970 - maxAge.seconds])
+                result.dropped.expired = db.changesCount
+                depth -= db.changesCount
+            }
+            for arguments in rows {
+                if capacity.overflow == .rejectNew, try depth >= capacity.maxPositions || Self.usedBytes(db) >= capacity.maxBytes {
+                    result.dropped.rejectedNew += 1
+                    continue
+                }
+                try db.execute(
+                    sql: "INSERT INTO positions (\(PositionRow.columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING",
+                    arguments: arguments)
+                depth += db.changesCount
+                result.stored += db.changesCount
+            }
+            if capacity.overflow != .rejectNew { try Self.makeRoom(db, depth: &depth, capacity: capacity, dropped: &result.dropped) }
+            try Self.count(result.dropped, in: db)
+            self.depth.withLock { $0 = depth }
+            return result
         }
+        ballast.restoreIfRoom()
+        return result
     }
 
     public func oldest(limit: Int) async throws -> [QueuedPosition] {
         let path = path
-        return try await read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM positions ORDER BY seq LIMIT ?", arguments: [max(0, limit)])
-                .map { try PositionRow.decode($0, path: path) }
+        while true {
+            let (good, bad) = try await read { db in
+                var good: [QueuedPosition] = []
+                var bad: [(seq: Int64, reason: String)] = []
+                let rows = try Row.fetchCursor(db, sql: "SELECT * FROM positions ORDER BY seq LIMIT ?", arguments: [max(0, limit)])
+                while let row = try rows.next() {
+                    do { good.append(try PositionRow.decode(row, path: path)) } catch {
+                        bad.append((Int64.fromDatabaseValue(row["seq"]) ?? -1, "\(error)"))
+                    }
+                }
+                return (good, bad)
+            }
+            guard !bad.isEmpty else { return good }
+            try await quarantine(bad)
         }
     }
 
+    /// Moves undecodable rows out of the uploader's way, into `quarantine` (kept, counted, exportable).
+    private func quarantine(_ rows: [(seq: Int64, reason: String)]) async throws {
+        let now = Date().timeIntervalSince1970
+        let moved = try await writeFreeingBallast { db -> Int in
+            for (seq, reason) in rows {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO quarantine SELECT \(PositionRow.rawColumns), ?, ? FROM positions WHERE seq = ?",
+                    arguments: [reason, now, seq])
+                try db.execute(sql: "DELETE FROM positions WHERE seq = ?", arguments: [seq])
+            }
+            try Self.bump("quarantined", by: rows.count, in: db)
+            self.depth.withLock { $0 = $0.map { $0 - rows.count } }
+            return rows.count
+        }
+        logger.error(
+            "moved undecodable positions to the quarantine table; the queue goes on (export them with `tern queue export --quarantine`)",
+            metadata: ["count": "\(moved)", "path": "\(path)", "reasons": "\(rows.map(\.reason))"])
+    }
+
     public func acknowledge(through sequence: Int64) async throws {
-        try await write { db in
+        try await writeFreeingBallast { db in
             try db.execute(sql: "DELETE FROM positions WHERE seq <= ?", arguments: [sequence])
+            let deleted = db.changesCount
+            self.depth.withLock { $0 = $0.map { $0 - deleted } }
         }
     }
 
@@ -72,22 +197,116 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
         try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM positions") ?? 0 }
     }
 
-    /// Depth, oldest fix time and last assigned sequence number.
+    /// Housekeeping, every few minutes: a passive checkpoint (the WAL back into the database, then cut
+    /// to `journalSizeLimit`), positions past the maximum age dropped, the ballast restored when
+    /// space has returned.
+    @discardableResult
+    public func maintain() async throws -> QueueDrops {
+        var dropped = QueueDrops()
+        if let maxAge = options.capacity.maxAge {
+            let cutoff = Date().timeIntervalSince1970 - maxAge.seconds
+            dropped.expired = try await writeFreeingBallast { db in
+                try db.execute(sql: "DELETE FROM positions WHERE enqueued_at < ?", arguments: [cutoff])
+                let expired = db.changesCount
+                try Self.count(QueueDrops(expired: expired), in: db)
+                self.depth.withLock { $0 = $0.map { $0 - expired } }
+                return expired
+            }
+        }
+        try await pool.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+        ballast.restoreIfRoom()
+        return dropped
+    }
+
+    /// Depth, oldest fix time, last assigned sequence number, drops and quarantine.
     public func stats() async throws -> QueueStats {
-        try await read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS depth, MIN(time) AS oldest FROM positions")
-            let oldest: Double? = row?["oldest"]
-            let lastSequence = try Int64.fetchOne(
-                db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'positions'")
-            return QueueStats(
-                depth: row?["depth"] ?? 0,
-                oldestTime: oldest.map { Date(timeIntervalSince1970: $0) },
-                lastSequence: lastSequence)
+        try await read { db in try QueueStats.read(db) }
+    }
+
+    // MARK: - Capacity
+
+    private func currentDepth(_ db: Database) throws -> Int {
+        if let known = depth.withLock({ $0 }) { return known }
+        return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM positions") ?? 0
+    }
+
+    /// Bytes in use by the database's pages (free pages not counted).
+    static func usedBytes(_ db: Database) throws -> Int {
+        let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+        let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+        let size = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+        return (pages - free) * size
+    }
+
+    /// Drops queued positions until the queue is within `capacity` (drop-oldest or thin-oldest).
+    private static func makeRoom(_ db: Database, depth: inout Int, capacity: QueueCapacity, dropped: inout QueueDrops) throws {
+        var excess = depth - capacity.maxPositions
+        for _ in 0..<64 {
+            if excess <= 0 {
+                let used = try usedBytes(db)
+                guard used > capacity.maxBytes, depth > 0 else { return }
+                // Rows to free, from the average row's share of the pages (at least one, at most a tenth).
+                excess = min(max(1, (used - capacity.maxBytes) * depth / max(1, used)), max(1, depth / 10))
+            }
+            let removed = capacity.overflow == .thinOldest ? try thin(db, count: excess) : try dropOldest(db, count: excess)
+            if capacity.overflow == .thinOldest { dropped.thinned += removed } else { dropped.oldest += removed }
+            depth -= removed
+            guard removed > 0 else { return }
+            excess = depth - capacity.maxPositions
+        }
+    }
+
+    private static func dropOldest(_ db: Database, count: Int) throws -> Int {
+        try db.execute(sql: "DELETE FROM positions WHERE seq IN (SELECT seq FROM positions ORDER BY seq LIMIT ?)", arguments: [count])
+        return db.changesCount
+    }
+
+    /// Every other position of the oldest `2 × count`, keeping the first: the old track at half density.
+    private static func thin(_ db: Database, count: Int) throws -> Int {
+        let oldest = try Int64.fetchAll(db, sql: "SELECT seq FROM positions ORDER BY seq LIMIT ?", arguments: [2 * count])
+        guard oldest.count >= 2 else { return try dropOldest(db, count: count) }
+        let victims = stride(from: 1, to: oldest.count, by: 2).map { oldest[$0] }
+        for seq in victims { try db.execute(sql: "DELETE FROM positions WHERE seq = ?", arguments: [seq]) }
+        return victims.count
+    }
+
+    private static func count(_ dropped: QueueDrops, in db: Database) throws {
+        try bump("dropped_oldest", by: dropped.oldest, in: db)
+        try bump("thinned", by: dropped.thinned, in: db)
+        try bump("rejected_new", by: dropped.rejectedNew, in: db)
+        try bump("expired", by: dropped.expired, in: db)
+    }
+
+    static func bump(_ name: String, by value: Int, in db: Database) throws {
+        guard value != 0 else { return }
+        try db.execute(
+            sql: "INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",
+            arguments: [name, value])
+    }
+
+    // MARK: - Access
+
+    /// A write; on a full disk the ballast is given up and the write tried once more.
+    func writeFreeingBallast<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await write(body)
+        } catch QueueError.diskFull where ballast.release() {
+            logger.critical(
+                "disk full: released the queue's ballast so checkpoints and acknowledgements can run; free space on the data directory's file system",
+                metadata: ["path": "\(path)", "ballast_bytes": "\(ballast.bytes)"])
+            return try await write(body)
+        } catch {
+            if case QueueError.diskFull = error { depth.withLock { $0 = nil } }
+            throw error
         }
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        do { return try await pool.write(body) } catch { throw QueueError.map(error, path: path) }
+        do { return try await pool.write(body) } catch {
+            // A failed transaction rolled back: the cached depth may be off.
+            depth.withLock { $0 = nil }
+            throw QueueError.map(error, path: path)
+        }
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {

@@ -1,6 +1,7 @@
 import GRDB
 
-/// The queue's schema, one migration per version.
+/// The queue's schema, one migration per version. Migrations only add: queued positions are never
+/// dropped by an upgrade (`SQLitePositionQueueUpgradeTests` opens a database of an earlier schema).
 enum Schema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -33,6 +34,20 @@ enum Schema {
                     memory TEXT NOT NULL
                 )
                 """)
+        }
+        migrator.registerMigration("v3") { db in
+            // Rows that would not decode, moved out of the way of the uploader: kept, counted, exportable.
+            try db.execute(sql: """
+                CREATE TABLE quarantine (
+                    seq INTEGER PRIMARY KEY,
+                    id TEXT, time REAL, lat REAL, lon REAL, alt REAL, speed REAL, course REAL,
+                    quality INTEGER, satellites INTEGER, hdop REAL, accuracy REAL, enqueued_at REAL,
+                    reason TEXT NOT NULL,
+                    quarantined_at REAL NOT NULL
+                )
+                """)
+            // Running totals that must survive restarts: positions dropped by the capacity rules, by rule.
+            try db.execute(sql: "CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)")
         }
         return migrator
     }

@@ -41,11 +41,10 @@ extension Tern {
             }
             let queuePath = dataDir.map { ($0 as NSString).appendingPathComponent("queue.sqlite") } ?? loaded?.queuePath
             if let queuePath, FileManager.default.fileExists(atPath: queuePath) {
-                let stats = try await SQLitePositionQueue(path: queuePath).stats()
-                print("queue          \(queuePath)")
-                print("waiting        \(stats.depth) positions")
-                print("oldest waiting \(stats.oldestTime.map(WireTime.format) ?? "-")")
-                print("last sequence  \(stats.lastSequence.map(String.init) ?? "-")")
+                // Read-only: never migrates or writes the daemon's database.
+                let stats: QueueStats
+                do { stats = try QueueReader(path: queuePath).stats() } catch { fail("\(error)") }
+                QueueText.lines(stats, path: queuePath).forEach { print($0) }
             } else if report == nil {
                 fail("no queue at \(queuePath ?? "?") and \(noReport(statusPath))")
             } else {

@@ -22,7 +22,7 @@ import TernCore
         }
     }
 
-    @Test func garbageFileThrowsCorruptSuggestingToMoveItAside() async throws {
+    @Test func garbageFileThrowsCorruptNamingTheWalAndShmToo() async throws {
         try await withTemporaryDirectory { dir in
             let path = queuePath(in: dir)
             try Data(repeating: 0xA5, count: 8192).write(to: URL(fileURLWithPath: path))
@@ -33,7 +33,7 @@ import TernCore
                 Issue.record("expected corrupt, got \(String(describing: error))")
                 return
             }
-            #expect(error?.description.contains("move the file aside") == true)
+            #expect(error?.description.contains("-wal and -shm") == true)
         }
     }
 
