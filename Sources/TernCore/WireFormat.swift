@@ -78,8 +78,16 @@ public struct WirePosition: Sendable, Hashable, Codable {
 
 /// ISO-8601 UTC with milliseconds, e.g. `2026-11-21T02:30:00.000Z`.
 public enum WireTime {
+    /// `2026-11-21T02:30:00.123Z`, rounded to the millisecond (Foundation's formatter truncates, and a
+    /// receiver's `.997` is 0.99699… as a binary fraction: it would print `.996`).
     public static func format(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let (wholeSeconds, millis) = fraction < 0 ? (seconds - 1, fraction + 1000) : (seconds, fraction)
+        let text = Date(timeIntervalSince1970: Double(wholeSeconds))
+            .formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
+        let padded = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+        return text.dropLast() + ".\(padded)Z"
     }
 
     public static func parse(_ text: String) -> Date? {

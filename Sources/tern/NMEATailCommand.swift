@@ -88,7 +88,7 @@ struct FixLine: CustomStringConvertible {
     init(_ fix: Fix) { self.fix = fix }
 
     var description: String {
-        let time = fix.time.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        let time = String(WireTime.format(fix.time).dropLast())  // UTC, to the millisecond, without the Z
         guard fix.quality.isUsable else {
             return "\(time)  no fix yet: \(fix.satellitesHeard.map { "\($0) satellites heard" } ?? "no satellite signals reported")"
         }

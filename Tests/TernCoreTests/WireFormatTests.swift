@@ -8,6 +8,12 @@ import TernTesting
         #expect(WireTime.format(Date(timeIntervalSince1970: 1_795_219_200.25)) == "2026-11-21T00:00:00.250Z")
     }
 
+    @Test func timesAreRoundedToTheMillisecondNotTruncated() {
+        // 13:56:51.997 has no exact binary fraction; a truncating formatter prints .996.
+        #expect(WireTime.format(Date(timeIntervalSince1970: 1_260_021_411.997)) == "2009-12-05T13:56:51.997Z")
+        #expect(WireTime.format(Date(timeIntervalSince1970: 1_260_021_411.9996)) == "2009-12-05T13:56:52.000Z")
+    }
+
     @Test func batchRoundTripsThroughJSON() throws {
         let queued = [QueuedPosition(sequence: 3, position: .fixture(seconds: 1.5))]
         let sut = WireBatch(device: "tern-01", queued: queued)
