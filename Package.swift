@@ -118,7 +118,8 @@ let package = Package(
             name: "TernHardwareTests",
             dependencies: ["TernHardware", "TernCore", "TernNMEA", "TernTesting", .product(name: "Clocks", package: "swift-clocks")],
             swiftSettings: strict),
-        .testTarget(name: "TernStoreTests", dependencies: ["TernStore", "TernCore", "TernTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "TernStoreTests", dependencies: ["TernStore", "TernCore", "TernTesting"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "TernUplinkTests",
             dependencies: ["TernUplink", "TernCore", "TernTesting", "TernSimulation"],

@@ -55,7 +55,7 @@ public struct QueueReader: Sendable {
             ).map { row in
                 var columns: [String: String] = [:]
                 for (name, value) in row where !["seq", "reason", "quarantined_at"].contains(name) {
-                    columns[name] = value.isNull ? "" : "\(value)"
+                    columns[name] = value.isNull ? "" : String.fromDatabaseValue(value) ?? "\(value)"
                 }
                 return QuarantinedRow(
                     sequence: Int64.fromDatabaseValue(row["seq"]) ?? -1, columns: columns,

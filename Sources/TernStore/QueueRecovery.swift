@@ -50,9 +50,11 @@ extension SQLitePositionQueue {
                     sql: "INSERT OR IGNORE INTO positions (\(PositionRow.rawColumns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     arguments: StatementArguments(row.values))
             }
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO sqlite_sequence (name, seq) VALUES ('positions', MAX(?, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'positions'), 0)))",
-                arguments: [floor])
+            // sqlite_sequence has no key on name: update its row, or add the first one.
+            try db.execute(sql: "UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'positions'", arguments: [floor])
+            if db.changesCount == 0 {
+                try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES ('positions', ?)", arguments: [floor])
+            }
             try bump("salvaged", by: rows.count, in: db)
         }
         let recovery = QueueRecovery(movedTo: aside, reason: reason, salvaged: rows.count, sequenceFloor: floor)

@@ -13,8 +13,9 @@ import TernCore
 ///
 /// Bounded (`QueueCapacity`): rows, bytes and age, with an overflow policy; every drop is counted
 /// in the `counters` table. A row that no longer decodes is moved to `quarantine` and the queue goes
-/// on. A ballast file beside the database is given up when the disk fills, so checkpoints and
-/// acknowledgements can still run (`Ballast`).
+/// on. On a full disk new positions are refused (`QueueError.diskFull`; the gateway keeps them and
+/// retries) and a ballast file beside the database is given up the moment something that frees space
+/// (an acknowledgement, a checkpoint) fails for lack of it, so uploads drain the queue (`Ballast`).
 public final class SQLitePositionQueue: PositionQueue, Sendable {
     /// Where the database lives.
     public let path: String
@@ -118,7 +119,9 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
         let now = Date()
         let rows = positions.map { PositionRow.arguments($0, enqueuedAt: now) }
         let capacity = options.capacity
-        let result = try await writeFreeingBallast { db in
+        // Not `writeFreeingBallast`: on a full disk new positions wait (in the gateway's memory); the
+        // ballast is kept for what frees space (acknowledgements, checkpoints).
+        let result = try await write { db in
             var depth = try self.currentDepth(db)
             var result = EnqueueResult(stored: 0)
             if let maxAge = capacity.maxAge {
@@ -213,7 +216,12 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
                 return expired
             }
         }
-        try await pool.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+        do {
+            try await checkpoint()
+        } catch QueueError.diskFull where ballast.release() {
+            logger.critical("disk full: released the queue's ballast so the checkpoint can run", metadata: ["path": "\(path)"])
+            try await checkpoint()
+        }
         ballast.restoreIfRoom()
         return dropped
     }
@@ -286,7 +294,8 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
 
     // MARK: - Access
 
-    /// A write; on a full disk the ballast is given up and the write tried once more.
+    /// A write that frees space (acknowledgement, quarantine, expiry); on a full disk the ballast is
+    /// given up, the WAL checkpointed, and the write tried once more.
     func writeFreeingBallast<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await write(body)
@@ -294,10 +303,20 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
             logger.critical(
                 "disk full: released the queue's ballast so checkpoints and acknowledgements can run; free space on the data directory's file system",
                 metadata: ["path": "\(path)", "ballast_bytes": "\(ballast.bytes)"])
+            // Back into the database file with the room the ballast gave: the WAL then restarts from its
+            // beginning and later writes reuse its space instead of growing it.
+            try? await checkpoint()
             return try await write(body)
         } catch {
             if case QueueError.diskFull = error { depth.withLock { $0 = nil } }
             throw error
+        }
+    }
+
+    /// A passive checkpoint: the WAL's pages into the database file, without waiting for readers.
+    func checkpoint() async throws {
+        do { try await pool.writeWithoutTransaction { db in try db.checkpoint(.passive) } } catch {
+            throw QueueError.map(error, path: path)
         }
     }
 
