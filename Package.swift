@@ -38,7 +38,10 @@ let package = Package(
         // Durable store-and-forward queue in SQLite (GRDB).
         .target(
             name: "TernStore",
-            dependencies: ["TernCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "TernCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         // HTTP uplink (async-http-client) and connectivity monitoring.
         .target(
@@ -94,6 +97,7 @@ let package = Package(
             dependencies: [
                 "TernNMEA", "TernCore", "TernSimulation", "TernHardware", "TernGateway", "TernStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/TernBench", swiftSettings: strict),

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import TernCore
 
 /// Maps `Position` to and from a `positions` row. Times are stored as Unix seconds (REAL).
@@ -17,6 +18,42 @@ enum PositionRow {
             enqueuedAt.timeIntervalSince1970,
         ]
     }
+
+    /// Binds `position` to `statement` (an `INSERT … (columns) VALUES (?×12)`) and steps it, with the
+    /// C API: the insert is the queue's hot path, and boxing 12 values into `StatementArguments` per
+    /// row cost a quarter of a 100-row group commit's time. Returns the rows changed (0 for a repeat id).
+    static func insert(_ position: Position, enqueuedAt: Double, with statement: Statement) throws -> Int {
+        let handle = statement.sqliteStatement
+        let fix = position.fix
+        func bind(_ index: Int32, _ value: Double?) {
+            if let value { sqlite3_bind_double(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+        }
+        sqlite3_reset(handle)
+        sqlite3_bind_text(handle, 1, position.id.uuidString, -1, transient)
+        bind(2, fix.time.timeIntervalSince1970)
+        bind(3, fix.coordinate.latitude)
+        bind(4, fix.coordinate.longitude)
+        bind(5, fix.altitude)
+        bind(6, fix.speed)
+        bind(7, fix.course)
+        sqlite3_bind_int64(handle, 8, Int64(fix.quality.rawValue))
+        if let satellites = fix.satellites { sqlite3_bind_int64(handle, 9, Int64(satellites)) } else { sqlite3_bind_null(handle, 9) }
+        bind(10, fix.hdop)
+        bind(11, fix.accuracy)
+        bind(12, enqueuedAt)
+        let code = sqlite3_step(handle)
+        defer { sqlite3_reset(handle) }
+        guard code == SQLITE_DONE else {
+            let database = sqlite3_db_handle(handle)
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: sqlite3_extended_errcode(database)),
+                message: String(cString: sqlite3_errmsg(database)), sql: statement.sql)
+        }
+        return Int(sqlite3_changes(sqlite3_db_handle(handle)))
+    }
+
+    /// SQLITE_TRANSIENT: SQLite copies the bound text.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     /// Decodes a row, or throws `QueueError.corrupt` naming what is wrong with it. Never traps: every
     /// column is read as a database value and converted with a check (GRDB's typed subscripts trap on

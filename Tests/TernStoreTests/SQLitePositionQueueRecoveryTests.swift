@@ -98,9 +98,13 @@ import TernTesting
         try await withTemporaryDirectory { dir in
             let path = queuePath(in: dir)
             try await writeQueue(path, count: 2000)
-            let pages = try Data(contentsOf: URL(filePath: path)).count / 4096
-            // A b-tree page in the middle of the positions: its header's page type byte.
-            try flipByte(at: (pages / 2) * 4096, in: path)
+            // The table page holding position 1000 (found by its latitude, stored only in the row, as a
+            // big-endian double): damage its header's page type byte.
+            let file = try Data(contentsOf: URL(filePath: path))
+            let time = StoreFixture.position(second: 1000).fix.coordinate.latitude.bitPattern.bigEndian
+            let needle = withUnsafeBytes(of: time) { Data($0) }
+            let offset = try #require(file.range(of: needle)?.lowerBound)
+            try flipByte(at: offset / 4096 * 4096, in: path)
             let (sut, recovery) = try openRecovering(path)
             let report = try #require(recovery)
             #expect(report.salvaged > 0 && report.salvaged < 2000)
