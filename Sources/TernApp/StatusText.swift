@@ -37,6 +37,11 @@ public enum StatusText {
         if let blocked = u.blockedReason { uplink += "; BLOCKED: \(blocked)" }
         if let error = u.lastError { uplink += "; last error: \(error)" }
         lines.append(row("uplink", uplink))
+        var store = "\(g.enqueued) stored"
+        if g.pendingWrites > 0 { store += ", \(g.pendingWrites) waiting to be written" }
+        if g.queueDrops.total > 0 { store += "; \(g.queueDrops.total) dropped by the queue's capacity rules (store.overflow)" }
+        if g.droppedUnwritten > 0 { store += "; \(g.droppedUnwritten) LOST: the store failed for long" }
+        lines.append(row("store", store))
         if let error = g.lastError { lines.append(row("last error", error)) }
         return lines
     }
