@@ -148,14 +148,18 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
                 status.uploaded += batch.count
                 status.batchesSent += 1
                 status.blockedReason = nil
-            case let .retryable(reason), let .permanent(reason):
+            case let .partial(through, _):
+                status.uploaded += batch.count { $0.sequence <= through }
+                status.failedAttempts += 1
+            case let .retryable(reason, _), let .permanent(reason), let .rejected(_, reason):
                 status.failedAttempts += 1
                 status.lastError = reason
             }
         }
         switch result {
         case .delivered: return .delivered(lastSequence: last.sequence)
-        case let .retryable(reason):
+        case let .partial(through, _): return .delivered(lastSequence: through)
+        case let .retryable(reason, _), let .rejected(_, reason):
             logger.info("upload failed, will retry", metadata: ["reason": "\(reason)"])
             return .retryable(reason: reason)
         case let .permanent(reason): return .permanent(reason: reason)

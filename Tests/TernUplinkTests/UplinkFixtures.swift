@@ -48,8 +48,8 @@ extension UplinkResult {
 
     var reason: String {
         switch self {
-        case .delivered: ""
-        case let .retryable(reason), let .permanent(reason): reason
+        case .delivered, .partial: ""
+        case let .retryable(reason, _), let .permanent(reason), let .rejected(_, reason): reason
         }
     }
 }
