@@ -33,4 +33,7 @@ final class RecordingQueue: PositionQueue {
     func oldest(limit: Int) async throws -> [QueuedPosition] { try await base.oldest(limit: limit) }
     func acknowledge(through sequence: Int64) async throws { try await base.acknowledge(through: sequence) }
     func count() async throws -> Int { try await base.count() }
+    func newest() async throws -> QueuedPosition? { try await base.newest() }
+    func remove(sequence: Int64) async throws { try await base.remove(sequence: sequence) }
+    func quarantine(sequence: Int64, reason: String) async throws { try await base.quarantine(sequence: sequence, reason: reason) }
 }

@@ -1,29 +1,42 @@
 /// Store-and-forward upload logic as a pure state machine: one batch in flight at a time,
-/// acknowledge only what the server confirmed, exponential backoff with jitter on failure,
-/// retry at once when connectivity may be back. An acknowledgement that fails (the disk) is retried
-/// with the same backoff, never by sending the batch again. Nothing is ever dropped here.
+/// acknowledge only what the server confirmed, exponential backoff with jitter on failure (never
+/// sooner than the server's `Retry-After`), retry at once when connectivity may be back.
+///
+/// Every outcome has a defined path: a confirmed prefix is acknowledged before the rest is dealt
+/// with; a record the server refuses is retried with backoff and quarantined after
+/// `maxRecordAttempts`, so it never blocks the queue; a refusal of the configuration (authentication,
+/// unknown device) blocks the uplink until a human fixes it, retried every `backoff.maximum`; an
+/// acknowledgement that fails (the disk) is retried with backoff, never by sending the batch again.
+/// Nothing is ever dropped here.
 public struct ForwarderStateMachine: Sendable, Hashable {
     public enum State: Sendable, Hashable {
         case idle
         /// A batch is being read and sent; `more` records a wake-up that arrived meanwhile.
         case uploading(more: Bool)
-        /// The server confirmed a batch; its positions are being removed from the queue.
-        case acknowledging(through: Int64)
+        /// The server confirmed positions up to `through`; they are being removed from the queue, then
+        /// `then` (what happened to the rest of the batch) is dealt with.
+        case acknowledging(through: Int64, then: Outcome?)
         /// Removing confirmed positions failed `attempt` times in a row; tried again at `until`.
-        case retryingAcknowledge(through: Int64, attempt: Int, until: Duration)
+        case retryingAcknowledge(through: Int64, then: Outcome?, attempt: Int, until: Duration)
+        /// A refused record is being moved to the quarantine.
+        case quarantining(sequence: Int64)
         /// Waiting after `attempt` consecutive failures until `until`.
         case backingOff(attempt: Int, until: Duration)
-        /// The server rejected a batch for good; retried rarely until a human fixes it.
+        /// The server refuses the configuration; retried rarely until a human fixes it.
         case blocked(reason: String, until: Duration)
         case stopped
     }
 
-    public enum Outcome: Sendable, Hashable {
+    public indirect enum Outcome: Sendable, Hashable {
         /// The server confirmed every position up to and including `lastSequence`.
         case delivered(lastSequence: Int64)
+        /// The server confirmed the positions up to `through`; the rest of the batch ended as `rest`.
+        case partial(through: Int64, rest: Outcome)
         /// The queue was empty.
         case nothingToSend
-        case retryable(reason: String)
+        case retryable(reason: String, after: Duration? = nil)
+        /// The server refuses one record.
+        case rejected(sequence: Int64, reason: String)
         case permanent(reason: String)
     }
 
@@ -33,8 +46,11 @@ public struct ForwarderStateMachine: Sendable, Hashable {
         case timerFired(now: Duration)
         case connectivity(ConnectivityEvent)
         /// The confirmed positions were removed from the queue.
-        case acknowledged
+        case acknowledged(now: Duration)
         case acknowledgeFailed(reason: String, now: Duration)
+        /// The refused record was moved to the quarantine.
+        case quarantined
+        case quarantineFailed(reason: String, now: Duration)
         case stop
     }
 
@@ -44,17 +60,39 @@ public struct ForwarderStateMachine: Sendable, Hashable {
         /// Remove the confirmed positions from the queue (before the next upload), then report
         /// `.acknowledged` or `.acknowledgeFailed`.
         case acknowledge(through: Int64)
+        /// Move a record the server refused `maxRecordAttempts` times out of the queue, keeping it
+        /// (`.quarantined` or `.quarantineFailed`).
+        case quarantine(sequence: Int64, reason: String)
         case wake(at: Duration)
         /// Tell someone: the reason the server refuses our data.
         case reportBlocked(reason: String)
     }
 
     public let backoff: Backoff
+    /// Attempts at a record the server refuses before it is quarantined.
+    public let maxRecordAttempts: Int
+    /// The longest wait a server's `Retry-After` can impose.
+    public static let maxRetryAfter = Duration.seconds(3600)
     public private(set) var state: State = .idle
     private var random: SplitMix64
+    /// Consecutive failures so far; carried across uploads until one succeeds.
+    public private(set) var failures = 0
+    /// The record the server refused last, and how many times in a row.
+    public struct Refusal: Sendable, Hashable {
+        public var sequence: Int64
+        public var attempts: Int
 
-    public init(backoff: Backoff = Backoff(), seed: UInt64 = 0x7E54) {
+        public init(sequence: Int64, attempts: Int) {
+            self.sequence = sequence
+            self.attempts = attempts
+        }
+    }
+
+    public private(set) var refused: Refusal?
+
+    public init(backoff: Backoff = Backoff(), maxRecordAttempts: Int = 5, seed: UInt64 = 0x7E54) {
         self.backoff = backoff
+        self.maxRecordAttempts = max(1, maxRecordAttempts)
         self.random = SplitMix64(seed: seed)
     }
 
@@ -73,31 +111,29 @@ public struct ForwarderStateMachine: Sendable, Hashable {
             state = .uploading(more: true)
             return []
 
-        case let (.uploading, .uploadFinished(.delivered(last), _)):
-            failures = 0
-            state = .acknowledging(through: last)
-            return [.acknowledge(through: last)]
-        case (.acknowledging, .acknowledged):
+        case let (.uploading(more), .uploadFinished(outcome, now)):
+            return finished(outcome, more: more, now: now)
+
+        case let (.acknowledging(_, then), .acknowledged(now)):
             failures = 0
             state = .uploading(more: false)
-            return [.uploadNextBatch]
-        case let (.acknowledging(through), .acknowledgeFailed(_, now)):
+            guard let then else { return [.uploadNextBatch] }
+            return finished(then, more: false, now: now)
+        case let (.acknowledging(through, then), .acknowledgeFailed(_, now)):
             failures += 1
             let until = now + backoff.delay(attempt: failures, unitRandom: random.nextUnit())
-            state = .retryingAcknowledge(through: through, attempt: failures, until: until)
+            state = .retryingAcknowledge(through: through, then: then, attempt: failures, until: until)
             return [.wake(at: until)]
-        case let (.retryingAcknowledge(through, _, until), .timerFired(now)) where now >= until:
-            state = .acknowledging(through: through)
+        case let (.retryingAcknowledge(through, then, _, until), .timerFired(now)) where now >= until:
+            state = .acknowledging(through: through, then: then)
             return [.acknowledge(through: through)]
-        case let (.uploading(more), .uploadFinished(.nothingToSend, _)):
-            state = more ? .uploading(more: false) : .idle
-            return more ? [.uploadNextBatch] : []
-        case let (.uploading, .uploadFinished(.retryable, now)):
-            return backOff(now: now)
-        case let (.uploading, .uploadFinished(.permanent(reason), now)):
-            let until = now + backoff.maximum
-            state = .blocked(reason: reason, until: until)
-            return [.reportBlocked(reason: reason), .wake(at: until)]
+
+        case (.quarantining, .quarantined):
+            refused = nil
+            state = .uploading(more: false)
+            return [.uploadNextBatch]
+        case let (.quarantining, .quarantineFailed(_, now)):
+            return backOff(now: now, after: nil)
 
         case let (.backingOff(_, until), .timerFired(now)) where now >= until,
              let (.blocked(_, until), .timerFired(now)) where now >= until:
@@ -112,12 +148,40 @@ public struct ForwarderStateMachine: Sendable, Hashable {
         }
     }
 
-    /// Consecutive failures so far; carried across uploads until one succeeds.
-    public private(set) var failures = 0
+    /// What an upload's outcome leads to, from `.uploading`.
+    private mutating func finished(_ outcome: Outcome, more: Bool, now: Duration) -> [Action] {
+        switch outcome {
+        case let .delivered(last):
+            failures = 0
+            if let refused, refused.sequence <= last { self.refused = nil }
+            state = .acknowledging(through: last, then: nil)
+            return [.acknowledge(through: last)]
+        case let .partial(through, rest):
+            if let refused, refused.sequence <= through { self.refused = nil }
+            state = .acknowledging(through: through, then: rest)
+            return [.acknowledge(through: through)]
+        case .nothingToSend:
+            state = more ? .uploading(more: false) : .idle
+            return more ? [.uploadNextBatch] : []
+        case let .retryable(_, after):
+            return backOff(now: now, after: after)
+        case let .rejected(sequence, reason):
+            let attempts = refused?.sequence == sequence ? (refused?.attempts ?? 0) + 1 : 1
+            refused = Refusal(sequence: sequence, attempts: attempts)
+            guard attempts >= maxRecordAttempts else { return backOff(now: now, after: nil) }
+            state = .quarantining(sequence: sequence)
+            return [.quarantine(sequence: sequence, reason: reason)]
+        case let .permanent(reason):
+            let until = now + backoff.maximum
+            state = .blocked(reason: reason, until: until)
+            return [.reportBlocked(reason: reason), .wake(at: until)]
+        }
+    }
 
-    private mutating func backOff(now: Duration) -> [Action] {
+    private mutating func backOff(now: Duration, after: Duration?) -> [Action] {
         failures += 1
-        let until = now + backoff.delay(attempt: failures, unitRandom: random.nextUnit())
+        let delay = backoff.delay(attempt: failures, unitRandom: random.nextUnit())
+        let until = now + max(delay, min(after ?? .zero, Self.maxRetryAfter))
         state = .backingOff(attempt: failures, until: until)
         return [.wake(at: until)]
     }

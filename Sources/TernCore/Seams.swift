@@ -102,6 +102,12 @@ public protocol PositionQueue: Sendable {
     func acknowledge(through sequence: Int64) async throws
     /// How many positions wait to be uploaded.
     func count() async throws -> Int
+    /// The newest queued position (sent first by a live-first uplink), if any.
+    func newest() async throws -> QueuedPosition?
+    /// Removes one position the server confirmed out of order (live first).
+    func remove(sequence: Int64) async throws
+    /// Moves a position the server refuses for good out of the queue, keeping it (and why) apart.
+    func quarantine(sequence: Int64, reason: String) async throws
 }
 
 extension PositionQueue {

@@ -12,6 +12,11 @@ public struct ForwarderStatus: Sendable, Hashable, Codable {
     /// Set while the server refuses our data for good (needs a human).
     public var blockedReason: String?
     public var state = "idle"
+    /// Positions the server refused too often, moved to the quarantine.
+    public var quarantined = 0
+    /// Positions sent ahead of the backlog (live first), and the last of them.
+    public var sentLiveFirst = 0
+    public var lastLiveSequence: Int64?
 
     public init() {}
 }
@@ -26,6 +31,8 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
     private let uplink: any Uplink
     private let connectivity: (any Connectivity)?
     private let batchSize: Int
+    /// Whether the newest position goes out ahead of a backlog (off where the server needs strict order).
+    private let liveFirst: Bool
     private let clock: C
     private let start: C.Instant
     private let logger: Logger
@@ -37,7 +44,8 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
 
     public init(
         queue: any PositionQueue, uplink: any Uplink, connectivity: (any Connectivity)? = nil,
-        backoff: Backoff = Backoff(), batchSize: Int = 100, seed: UInt64 = 0x7E54, clock: C,
+        backoff: Backoff = Backoff(), batchSize: Int = 100, maxRecordAttempts: Int = 5, liveFirst: Bool = false,
+        seed: UInt64 = 0x7E54, clock: C,
         logger: Logger = Logger(label: "tern.forwarder")
     ) {
         self.queue = queue
@@ -48,7 +56,8 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
         self.start = clock.now
         self.logger = logger
         self.timer = WakeTimer(clock: clock)
-        self.machine = Mutex(ForwarderStateMachine(backoff: backoff, seed: seed))
+        self.machine = Mutex(ForwarderStateMachine(backoff: backoff, maxRecordAttempts: maxRecordAttempts, seed: seed))
+        self.liveFirst = liveFirst
         (inbox, send) = AsyncStream.makeStream()
     }
 
@@ -116,12 +125,23 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
             case let .acknowledge(through):
                 do {
                     try await Task { [queue] in try await queue.acknowledge(through: through) }.value
-                    actions.append(contentsOf: handle(.acknowledged))
+                    actions.append(contentsOf: handle(.acknowledged(now: elapsed)))
                 } catch {
                     // Retried with backoff; the batch is not sent again meanwhile.
                     current.withLock { $0.lastError = "cannot acknowledge uploaded positions: \(error)" }
                     logger.error("cannot remove uploaded positions from the queue; retrying with backoff", metadata: ["error": "\(error)"])
                     actions.append(contentsOf: handle(.acknowledgeFailed(reason: "\(error)", now: elapsed)))
+                }
+            case let .quarantine(sequence, reason):
+                do {
+                    try await Task { [queue] in try await queue.quarantine(sequence: sequence, reason: reason) }.value
+                    current.withLock { $0.quarantined += 1 }
+                    logger.error(
+                        "the server refused a position \(machine.withLock { $0.maxRecordAttempts }) times: moved it to the quarantine (tern queue export --quarantine); the uploads go on",
+                        metadata: ["sequence": "\(sequence)", "reason": "\(reason)"])
+                    actions.append(contentsOf: handle(.quarantined))
+                } catch {
+                    actions.append(contentsOf: handle(.quarantineFailed(reason: "\(error)", now: elapsed)))
                 }
             case let .wake(at):
                 timer.schedule(at: start.advanced(by: at))
@@ -141,28 +161,61 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
             return .retryable(reason: "cannot read queue: \(error)")
         }
         guard let last = batch.last else { return .nothingToSend }
+        await sendNewestFirst(behind: last.sequence)
         let result = await uplink.send(batch)
         current.withLock { status in
-            switch result {
-            case .delivered:
-                status.uploaded += batch.count
+            status.uploaded += Self.deliveredCount(result, batch)
+            if result == .delivered {
                 status.batchesSent += 1
                 status.blockedReason = nil
-            case let .partial(through, _):
-                status.uploaded += batch.count { $0.sequence <= through }
+            } else {
                 status.failedAttempts += 1
-            case let .retryable(reason, _), let .permanent(reason), let .rejected(_, reason):
-                status.failedAttempts += 1
-                status.lastError = reason
             }
+            if let reason = Self.failure(result) { status.lastError = reason }
         }
+        if let reason = Self.failure(result) { logger.info("upload failed", metadata: ["reason": "\(reason)"]) }
+        return Self.outcome(result, last: last.sequence)
+    }
+
+    /// Live first: when the newest position waits behind a backlog, it goes out on its own before the
+    /// next backlog batch (once; on failure it simply waits its turn in order).
+    private func sendNewestFirst(behind lastOfBatch: Int64) async {
+        guard liveFirst, let newest = try? await queue.newest(), newest.sequence > lastOfBatch,
+              current.withLock({ $0.lastLiveSequence ?? 0 }) < newest.sequence
+        else { return }
+        current.withLock { $0.lastLiveSequence = newest.sequence }
+        guard await uplink.send([newest]) == .delivered else { return }
+        try? await queue.remove(sequence: newest.sequence)
+        current.withLock {
+            $0.uploaded += 1
+            $0.sentLiveFirst += 1
+        }
+    }
+
+    /// The state machine's view of an uplink result for a batch ending at `last`.
+    static func outcome(_ result: UplinkResult, last: Int64) -> ForwarderStateMachine.Outcome {
         switch result {
-        case .delivered: return .delivered(lastSequence: last.sequence)
-        case let .partial(through, _): return .delivered(lastSequence: through)
-        case let .retryable(reason, _), let .rejected(_, reason):
-            logger.info("upload failed, will retry", metadata: ["reason": "\(reason)"])
-            return .retryable(reason: reason)
-        case let .permanent(reason): return .permanent(reason: reason)
+        case .delivered: .delivered(lastSequence: last)
+        case let .partial(through, rest): .partial(through: through, rest: outcome(rest, last: last))
+        case let .retryable(reason, after): .retryable(reason: reason, after: after)
+        case let .rejected(sequence, reason): .rejected(sequence: sequence, reason: reason)
+        case let .permanent(reason): .permanent(reason: reason)
+        }
+    }
+
+    private static func deliveredCount(_ result: UplinkResult, _ batch: [QueuedPosition]) -> Int {
+        switch result {
+        case .delivered: batch.count
+        case let .partial(through, _): batch.count { $0.sequence <= through }
+        default: 0
+        }
+    }
+
+    private static func failure(_ result: UplinkResult) -> String? {
+        switch result {
+        case .delivered: nil
+        case let .partial(_, rest): failure(rest)
+        case let .retryable(reason, _), let .rejected(_, reason), let .permanent(reason): reason
         }
     }
 

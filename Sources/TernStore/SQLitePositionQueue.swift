@@ -195,6 +195,26 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
         }
     }
 
+    public func newest() async throws -> QueuedPosition? {
+        let path = path
+        return try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM positions ORDER BY seq DESC LIMIT 1").flatMap { try? PositionRow.decode($0, path: path) }
+        }
+    }
+
+    public func remove(sequence: Int64) async throws {
+        try await writeFreeingBallast { db in
+            try db.execute(sql: "DELETE FROM positions WHERE seq = ?", arguments: [sequence])
+            let deleted = db.changesCount
+            self.depth.withLock { $0 = $0.map { $0 - deleted } }
+        }
+    }
+
+    /// Moves a position the server refuses for good to the quarantine table (kept, counted, exportable).
+    public func quarantine(sequence: Int64, reason: String) async throws {
+        try await quarantine([(sequence, reason)])
+    }
+
     public func count() async throws -> Int {
         try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM positions") ?? 0 }
     }

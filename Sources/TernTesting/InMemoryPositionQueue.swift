@@ -7,6 +7,7 @@ public final class InMemoryPositionQueue: PositionQueue {
         var items: [QueuedPosition] = []
         var lastSequence: Int64 = 0
         var writeFailure: (any Error)?
+        var quarantined: [(QueuedPosition, String)] = []
     }
 
     private let state = Mutex(State())
@@ -36,4 +37,24 @@ public final class InMemoryPositionQueue: PositionQueue {
     }
 
     public func count() async throws -> Int { state.withLock { $0.items.count } }
+
+    public func newest() async throws -> QueuedPosition? { state.withLock { $0.items.last } }
+
+    public func remove(sequence: Int64) async throws {
+        try state.withLock { s in
+            if let failure = s.writeFailure { throw failure }
+            s.items.removeAll { $0.sequence == sequence }
+        }
+    }
+
+    /// Quarantined positions, with why.
+    public var quarantined: [(QueuedPosition, String)] { state.withLock { $0.quarantined } }
+
+    public func quarantine(sequence: Int64, reason: String) async throws {
+        try state.withLock { s in
+            if let failure = s.writeFailure { throw failure }
+            guard let index = s.items.firstIndex(where: { $0.sequence == sequence }) else { return }
+            s.quarantined.append((s.items.remove(at: index), reason))
+        }
+    }
 }

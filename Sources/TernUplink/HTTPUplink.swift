@@ -3,10 +3,12 @@ import Foundation
 import Logging
 import TernCore
 
-/// Uploads batches as `WireBatch` JSON with one HTTP POST each (http or https).
+/// Uploads batches as `WireBatch` JSON with one HTTP POST each (http or https): Tern's own protocol,
+/// the fastest (README, "The server contract").
 ///
 /// Every request carries `Idempotency-Key: <device>-<first seq>-<last seq>`, so a retried batch
-/// has the same key; the server also dedups by position id. Create the `HTTPClient` with
+/// has the same key; the server also dedups by position id. A 2xx may carry a `WireReceipt` saying
+/// how much of the batch the server stored (and which record it refuses); without one, all of it. Create the `HTTPClient` with
 /// `HTTPUplink.clientConfiguration()` so that connection failures are reported promptly.
 public final class HTTPUplink: Uplink, Sendable {
     private let url: URL
@@ -46,8 +48,10 @@ public final class HTTPUplink: Uplink, Sendable {
             let request = try makeRequest(batch, idempotencyKey: key)
             let response = try await httpClient.execute(
                 request, timeout: .nanoseconds(timeout.nanoseconds), logger: logger)
-            let body = await Self.prefix(of: response.body, limit: 512)
-            result = ResponseClassifier.classify(status: Int(response.status.code), body: body)
+            let body = await Self.prefix(of: response.body, limit: 4096)
+            let status = ResponseClassifier.classify(
+                status: Int(response.status.code), body: body, retryAfter: response.headers.first(name: "Retry-After"))
+            result = status == .delivered ? WireReceipt.outcome(body: body, batch: batch) : status
         } catch {
             result = ResponseClassifier.classify(error: error)
         }

@@ -4,17 +4,37 @@ import TernCore
 
 /// Turns an HTTP status or a transport error into an `UplinkResult` (pure).
 public enum ResponseClassifier {
-    /// 2xx → delivered; 408, 425, 429, 5xx → retryable; other statuses → permanent with a hint.
-    public static func classify(status: Int, body: String = "") -> UplinkResult {
+    /// 2xx → delivered; 408, 425, 429, 5xx → retryable (after `Retry-After` when the server says);
+    /// other statuses → permanent with a hint.
+    public static func classify(status: Int, body: String = "", retryAfter: String? = nil, now: Date = Date()) -> UplinkResult {
         let detail = body.isEmpty ? "" : ": \(body.prefix(200))"
         switch status {
         case 200..<300:
             return .delivered
         case 408, 425, 429, 500..<600:
-            return .retryable(reason: "server answered HTTP \(status)\(detail)")
+            return .retryable(reason: "server answered HTTP \(status)\(detail)", after: retryAfter.flatMap { Self.retryAfter($0, now: now) })
         default:
             return .permanent(reason: "server rejected the batch with HTTP \(status)\(detail): \(hint(for: status))")
         }
+    }
+
+    /// A `Retry-After` value (RFC 9110: delay-seconds or an HTTP-date) as a delay from `now`, at most a day.
+    public static func retryAfter(_ value: String, now: Date) -> Duration? {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(text), seconds >= 0 { return .seconds(min(seconds, 86_400)) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: text) else { return nil }
+        return .seconds(min(max(0, date.timeIntervalSince(now)), 86_400))
+    }
+
+    /// Whether a transport error means the server took the connection and closed it without an answer:
+    /// what Traccar does when it cannot decode a value (a malformed record, not a dead network).
+    public static func closedWithoutAnswer(_ error: any Error) -> Bool {
+        guard let httpError = error as? HTTPClientError else { return false }
+        return httpError == .remoteConnectionClosed || "\(httpError)".contains("remoteConnectionClosed")
     }
 
     /// What a human should check after a permanent rejection.

@@ -22,7 +22,7 @@ import TernCore
         var sut = makeSUT()
         _ = sut.handle(.positionsAvailable)
         #expect(sut.handle(.uploadFinished(.delivered(lastSequence: 7), now: .zero)) == [.acknowledge(through: 7)])
-        #expect(sut.handle(.acknowledged) == [.uploadNextBatch])
+        #expect(sut.handle(.acknowledged(now: .zero)) == [.uploadNextBatch])
     }
 
     @Test func aFailedAcknowledgementIsRetriedAfterABackoffWithoutSendingTheBatchAgain() {
@@ -35,7 +35,7 @@ import TernCore
         #expect(sut.handle(.timerFired(now: .seconds(2))) == [.acknowledge(through: 7)])
         #expect(sut.handle(.acknowledgeFailed(reason: "disk full", now: .seconds(2))) == [.wake(at: .seconds(4))])
         #expect(sut.handle(.timerFired(now: .seconds(4))) == [.acknowledge(through: 7)])
-        #expect(sut.handle(.acknowledged) == [.uploadNextBatch])
+        #expect(sut.handle(.acknowledged(now: .zero)) == [.uploadNextBatch])
     }
 
     @Test func emptyQueueGoesIdle() {
@@ -75,7 +75,7 @@ import TernCore
         _ = sut.handle(.uploadFinished(.retryable(reason: "x"), now: .zero))
         _ = sut.handle(.timerFired(now: .seconds(1)))
         _ = sut.handle(.uploadFinished(.delivered(lastSequence: 1), now: .seconds(1)))
-        _ = sut.handle(.acknowledged)
+        _ = sut.handle(.acknowledged(now: .zero))
         #expect(sut.handle(.uploadFinished(.retryable(reason: "x"), now: .seconds(2))) == [.wake(at: .seconds(3))])
     }
 
@@ -106,5 +106,64 @@ import TernCore
         var sut = makeSUT()
         _ = sut.handle(.stop)
         #expect(sut.handle(.positionsAvailable) == [])
+    }
+
+    @Test func aConfirmedPrefixIsAcknowledgedBeforeTheRestIsRetried() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        #expect(sut.handle(.uploadFinished(.partial(through: 4, rest: .retryable(reason: "reset")), now: .zero)) == [.acknowledge(through: 4)])
+        #expect(sut.handle(.acknowledged(now: .seconds(1))) == [.wake(at: .seconds(2))])
+        #expect(sut.handle(.timerFired(now: .seconds(2))) == [.uploadNextBatch])
+    }
+
+    @Test func theServersRetryAfterIsNeverShortened() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        #expect(sut.handle(.uploadFinished(.retryable(reason: "429", after: .seconds(30)), now: .zero)) == [.wake(at: .seconds(30))])
+    }
+
+    @Test func aRetryAfterBeyondAnHourIsCappedAtAnHour() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        #expect(sut.handle(.uploadFinished(.retryable(reason: "503", after: .seconds(86_400)), now: .zero)) == [.wake(at: .seconds(3600))])
+    }
+
+    @Test func aRefusedRecordIsRetriedWithBackoffThenQuarantinedAndTheUploadsGoOn() {
+        var sut = ForwarderStateMachine(backoff: Backoff(base: .seconds(1), maximum: .seconds(60), jitter: 0), maxRecordAttempts: 3)
+        _ = sut.handle(.positionsAvailable)
+        var now = Duration.zero
+        for _ in 1..<3 {
+            let actions = sut.handle(.uploadFinished(.rejected(sequence: 9, reason: "bad lat"), now: now))
+            guard case let .wake(at)? = actions.first else { Issue.record("expected a backoff, got \(actions)"); return }
+            now = at
+            #expect(sut.handle(.timerFired(now: now)) == [.uploadNextBatch])
+        }
+        #expect(sut.handle(.uploadFinished(.rejected(sequence: 9, reason: "bad lat"), now: now)) == [.quarantine(sequence: 9, reason: "bad lat")])
+        #expect(sut.handle(.quarantined) == [.uploadNextBatch])
+        #expect(sut.refused == nil)
+    }
+
+    @Test func anotherRecordRefusedStartsItsOwnCount() {
+        var sut = ForwarderStateMachine(backoff: Backoff(base: .seconds(1), maximum: .seconds(60), jitter: 0), maxRecordAttempts: 2)
+        _ = sut.handle(.positionsAvailable)
+        _ = sut.handle(.uploadFinished(.rejected(sequence: 9, reason: "x"), now: .zero))
+        _ = sut.handle(.timerFired(now: .seconds(1)))
+        #expect(sut.handle(.uploadFinished(.rejected(sequence: 10, reason: "x"), now: .seconds(1))) == [.wake(at: .seconds(3))])
+        #expect(sut.refused == .init(sequence: 10, attempts: 1))
+    }
+
+    @Test func aRefusedRecordAfterAConfirmedPrefixIsCountedOnceThePrefixIsAcknowledged() {
+        var sut = ForwarderStateMachine(backoff: Backoff(base: .seconds(1), maximum: .seconds(60), jitter: 0), maxRecordAttempts: 1)
+        _ = sut.handle(.positionsAvailable)
+        #expect(sut.handle(.uploadFinished(.partial(through: 8, rest: .rejected(sequence: 9, reason: "x")), now: .zero)) == [.acknowledge(through: 8)])
+        #expect(sut.handle(.acknowledged(now: .zero)) == [.quarantine(sequence: 9, reason: "x")])
+    }
+
+    @Test func aRefusedConfigurationBlocksTheUplinkAndIsRetriedAtTheMaximumBackoff() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        #expect(sut.handle(.uploadFinished(.permanent(reason: "401"), now: .zero)) == [.reportBlocked(reason: "401"), .wake(at: .seconds(60))])
+        #expect(sut.handle(.positionsAvailable) == [])
+        #expect(sut.handle(.timerFired(now: .seconds(60))) == [.uploadNextBatch])
     }
 }

@@ -1,0 +1,105 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import TernCore
+
+/// Uploads to Traccar's OsmAnd endpoint (port 5055 by default), one position per request, in order.
+///
+/// Traccar computes distances and filters from the order positions arrive in, so by default one
+/// request is in flight at a time (`parallel` 1, on a kept-alive connection); with a larger
+/// `parallel` that many go out together and only the contiguous prefix of successes counts as
+/// delivered (the rest are sent again: Traccar's duplicate filter drops a repeated time).
+///
+/// Traccar's answers: 200 stored; 400 or 404 when it cannot place the position on a device (an
+/// unknown device id): a configuration error that pauses the uplink, nothing is dropped; a
+/// connection closed without an answer when a value would not decode: that one record is
+/// `.rejected`, and the forwarder quarantines it after a few attempts instead of retrying forever.
+public final class TraccarUplink: Uplink, Sendable {
+    private let url: URL
+    private let device: String
+    private let format: OsmAnd.Format
+    private let httpClient: HTTPClient
+    private let parallel: Int
+    private let timeout: Duration
+    private let logger: Logger
+
+    public init(
+        url: URL, device: String, format: OsmAnd.Format = .query, httpClient: HTTPClient, parallel: Int = 1,
+        timeout: Duration = .seconds(30), logger: Logger
+    ) {
+        self.url = url
+        self.device = device
+        self.format = format
+        self.httpClient = httpClient
+        self.parallel = max(1, parallel)
+        self.timeout = timeout
+        self.logger = logger
+    }
+
+    public func send(_ batch: [QueuedPosition]) async -> UplinkResult {
+        var delivered: Int64?
+        var start = 0
+        while start < batch.count {
+            let window = Array(batch[start..<min(start + parallel, batch.count)])
+            start += window.count
+            let results = await withTaskGroup(of: (Int, UplinkResult).self) { group in
+                for (index, queued) in window.enumerated() {
+                    group.addTask { (index, await self.sendOne(queued)) }
+                }
+                var results = [UplinkResult](repeating: .delivered, count: window.count)
+                for await (index, result) in group { results[index] = result }
+                return results
+            }
+            for (queued, result) in zip(window, results) {
+                guard result == .delivered else { return delivered.map { .partial(through: $0, rest: result) } ?? result }
+                delivered = queued.sequence
+            }
+        }
+        return .delivered
+    }
+
+    /// One position, one request.
+    func sendOne(_ queued: QueuedPosition) async -> UplinkResult {
+        do {
+            let response = try await httpClient.execute(try request(queued), timeout: .nanoseconds(timeout.nanoseconds), logger: logger)
+            // Drain the body so the connection is reused.
+            for try await _ in response.body {}
+            return classify(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"))
+        } catch {
+            if ResponseClassifier.closedWithoutAnswer(error) {
+                return .rejected(
+                    sequence: queued.sequence,
+                    reason: "Traccar closed the connection without answering position \(queued.sequence): it could not decode one of its values")
+            }
+            return ResponseClassifier.classify(error: error)
+        }
+    }
+
+    func request(_ queued: QueuedPosition) throws -> HTTPClientRequest {
+        switch format {
+        case .query:
+            var request = HTTPClientRequest(url: url.absoluteString + (url.query == nil ? "?" : "&") + OsmAnd.query(queued, device: device))
+            request.method = .POST
+            return request
+        case .json:
+            var request = HTTPClientRequest(url: url.absoluteString)
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: OsmAnd.json(queued, device: device)))
+            return request
+        }
+    }
+
+    func classify(status: Int, retryAfter: String?) -> UplinkResult {
+        switch status {
+        case 400, 404:
+            .permanent(
+                reason: "Traccar answered HTTP \(status): it has no device with identifier '\(device)'. Add one in Traccar "
+                    + "(Devices → +, Identifier \(device)) or set `device` to an existing identifier; uplink.url must be the "
+                    + "OsmAnd port (5055 by default)")
+        default:
+            ResponseClassifier.classify(status: status, retryAfter: retryAfter)
+        }
+    }
+}
