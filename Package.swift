@@ -128,8 +128,8 @@ let package = Package(
             name: "TernStoreTests", dependencies: ["TernStore", "TernCore", "TernTesting"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "TernUplinkTests",
-            dependencies: ["TernUplink", "TernCore", "TernTesting", "TernSimulation"],
-            swiftSettings: strict),
+            dependencies: ["TernUplink", "TernCore", "TernTesting", "TernSimulation", "TernGateway"],
+            exclude: ["Vectors"], swiftSettings: strict),
         .testTarget(
             name: "TernGatewayTests",
             dependencies: ["TernGateway", "TernCore", "TernTesting", .product(name: "Clocks", package: "swift-clocks"), .product(name: "Logging", package: "swift-log")],

@@ -6,8 +6,9 @@ import Synchronization
 import TernCore
 
 /// A small local HTTP/1.1 server that stands in for the positions server: it records every
-/// `WireBatch` POSTed to `/positions`, dedups positions by id, and can be taken offline,
-/// brought back on the same port, made to fail or slowed down.
+/// `WireBatch` POSTed to `/positions` (and OsmAnd requests at `/osmand`, as Traccar takes them),
+/// dedups positions by id, and can be taken offline, brought back on the same port, made to fail,
+/// slowed down, or made to misbehave request by request (`CollectorFault`).
 public final class Collector: Sendable {
     private struct State: Sendable {
         var ledger = CollectorLedger()
@@ -16,6 +17,12 @@ public final class Collector: Sendable {
         var connections: [ObjectIdentifier: any Channel] = [:]
         var isOnline = false
         var responseDelay: Duration?
+        /// Faults for the next requests, in order (one each).
+        var faults: [CollectorFault] = []
+        /// The chance that a request meets `randomFault`, and the generator.
+        var faultRate = 0.0
+        var randomFault: CollectorFault?
+        var random = SplitMix64(seed: 1)
     }
 
     private let host: String
@@ -103,6 +110,29 @@ public final class Collector: Sendable {
     /// When set, every answer is sent only after `delay` (to provoke client timeouts).
     public func setResponseDelay(_ delay: Duration?) async {
         state.withLock { $0.responseDelay = delay }
+    }
+
+    /// The next requests meet these faults, one each, in order; then normal service resumes.
+    public func script(_ faults: [CollectorFault]) {
+        state.withLock { $0.faults = faults }
+    }
+
+    /// From now on each request meets `fault` with probability `rate` (seeded: reproducible).
+    public func injectFaults(_ fault: CollectorFault?, rate: Double, seed: UInt64 = 1) {
+        state.withLock { state in
+            state.randomFault = fault
+            state.faultRate = rate
+            state.random = SplitMix64(seed: seed)
+        }
+    }
+
+    /// The fault the next request meets, if any.
+    func nextFault() -> CollectorFault? {
+        state.withLock { state in
+            if !state.faults.isEmpty { return state.faults.removeFirst() }
+            guard let fault = state.randomFault, state.random.nextUnit() < state.faultRate else { return nil }
+            return fault
+        }
     }
 
     /// Stops listening and closes every connection.

@@ -25,10 +25,41 @@ final class CollectorHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .end:
             guard let requestHead = head else { return }
             head = nil
+            let fault = collector.nextFault()
+            switch fault {
+            case .closeWithoutAnswer:
+                context.close(promise: nil)
+                return
+            case .stall:
+                return
+            case let .status(status, retryAfter):
+                respond(
+                    CollectorReply(status: status, body: #"{"error":"simulated failure"}"#, retryAfter: retryAfter),
+                    keepAlive: requestHead.isKeepAlive, version: requestHead.version, context: context)
+                return
+            default:
+                break
+            }
             let reply = collector.handle(
                 method: requestHead.method.rawValue, uri: requestHead.uri, body: Data(body.readableBytesView))
             let keepAlive = requestHead.isKeepAlive
-            if let delay = collector.responseDelay {
+            if reply.closeWithoutAnswer {
+                context.close(promise: nil)
+                return
+            }
+            if fault == .closeMidBody {
+                var headers = HTTPHeaders()
+                headers.add(name: "Content-Length", value: "1000")
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: requestHead.version, status: .ok, headers: headers))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "{\"accepted\"")))), promise: nil)
+                context.close(promise: nil)
+                return
+            }
+            if case let .slow(delay) = fault {
+                context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(delay.nanoseconds)) {
+                    self.respond(reply, keepAlive: keepAlive, version: requestHead.version, context: context)
+                }
+            } else if let delay = collector.responseDelay {
                 context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(delay.nanoseconds)) {
                     self.respond(reply, keepAlive: keepAlive, version: requestHead.version, context: context)
                 }
@@ -45,6 +76,7 @@ final class CollectorHandler: ChannelInboundHandler, RemovableChannelHandler {
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Content-Length", value: String(reply.body.utf8.count))
         if !keepAlive { headers.add(name: "Connection", value: "close") }
+        if let retryAfter = reply.retryAfter { headers.add(name: "Retry-After", value: retryAfter) }
         let status = HTTPResponseStatus(statusCode: reply.status)
         let responseHead = HTTPResponseHead(version: version, status: status, headers: headers)
         context.write(wrapOutboundOut(.head(responseHead)), promise: nil)

@@ -27,11 +27,30 @@ public struct CollectorSnapshot: Sendable, Hashable {
 struct CollectorReply: Sendable, Equatable {
     var status: Int
     var body: String
+    var retryAfter: String? = nil
+    /// Close the connection instead of answering (what Traccar does when a value will not decode).
+    var closeWithoutAnswer = false
 }
 
-/// The collector's bookkeeping, independent of the network: decodes batches and dedups by id.
+/// A way the collector misbehaves for one request (to test the uplinks against a bad server).
+public enum CollectorFault: Sendable, Hashable {
+    /// Answer with this status (and `Retry-After`), recording nothing.
+    case status(Int, retryAfter: String? = nil)
+    /// Close the connection without an answer (a reset, or Traccar refusing a value).
+    case closeWithoutAnswer
+    /// Send the headers and half of the body, then close.
+    case closeMidBody
+    /// Record the request but answer only after this delay.
+    case slow(Duration)
+    /// Never answer (the connection stays open until the client gives up).
+    case stall
+}
+
+/// The collector's bookkeeping, independent of the network: decodes batches (Tern's protocol at
+/// `/positions`, Traccar's OsmAnd at `/osmand`) and dedups by id (OsmAnd: by device and time).
 struct CollectorLedger: Sendable {
     static let path = "/positions"
+    static let osmandPath = "/osmand"
 
     private(set) var requests = 0
     private(set) var positionsReceived = 0
@@ -41,8 +60,13 @@ struct CollectorLedger: Sendable {
     /// When set, every POST is answered with this status and nothing is recorded.
     var failureStatus: Int?
 
+    /// OsmAnd positions seen, by device and time in milliseconds.
+    private var seenOsmAnd: Set<String> = []
+
     mutating func handle(method: String, uri: String, body: Data) -> CollectorReply {
-        let path = uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? uri
+        let parts = uri.split(separator: "?", maxSplits: 1).map(String.init)
+        let path = parts.first ?? uri
+        if path == Self.osmandPath { return recordOsmAnd(query: parts.count > 1 ? parts[1] : String(decoding: body, as: UTF8.self)) }
         guard path == Self.path else { return CollectorReply(status: 404, body: #"{"error":"not found"}"#) }
         guard method == "POST" else { return CollectorReply(status: 405, body: #"{"error":"use POST"}"#) }
         requests += 1
@@ -72,6 +96,31 @@ struct CollectorLedger: Sendable {
         positionsReceived += batch.positions.count
         duplicates += repeated
         return CollectorReply(status: 200, body: #"{"accepted":\#(accepted),"duplicates":\#(repeated)}"#)
+    }
+
+    /// An OsmAnd request as Traccar takes it: `id`, `timestamp` (ms from 2³¹ on), `lat`, `lon`; an
+    /// unknown device (not "tern-*") is a 400, as Traccar answers.
+    private mutating func recordOsmAnd(query: String) -> CollectorReply {
+        requests += 1
+        var params: [String: String] = [:]
+        for pair in query.split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            params[kv[0]] = (kv.count > 1 ? kv[1] : "").removingPercentEncoding
+        }
+        guard let device = params["id"], device.hasPrefix("tern") else { return CollectorReply(status: 400, body: "") }
+        guard let stamp = params["timestamp"].flatMap(Int64.init), let lat = params["lat"].flatMap(Double.init),
+              let lon = params["lon"].flatMap(Double.init), abs(lat) <= 90, abs(lon) <= 180
+        else { return CollectorReply(status: 400, body: "", closeWithoutAnswer: true) }
+        let millis = stamp >= Int64(Int32.max) ? stamp : stamp * 1000
+        positionsReceived += 1
+        if seenOsmAnd.insert("\(device)@\(millis)").inserted {
+            let time = Date(timeIntervalSince1970: Double(millis) / 1000)
+            let fix = Fix(time: time, coordinate: Coordinate(latitude: lat, longitude: lon))
+            unique.append(WirePosition(QueuedPosition(sequence: Int64(unique.count + 1), position: Position(fix: fix))))
+        } else {
+            duplicates += 1
+        }
+        return CollectorReply(status: 200, body: "")
     }
 
     private static func errorBody(_ message: String) -> String {

@@ -13,8 +13,9 @@ import TernCore
 ///
 /// Traccar's answers: 200 stored; 400 or 404 when it cannot place the position on a device (an
 /// unknown device id): a configuration error that pauses the uplink, nothing is dropped; a
-/// connection closed without an answer when a value would not decode: that one record is
-/// `.rejected`, and the forwarder quarantines it after a few attempts instead of retrying forever.
+/// connection closed without an answer when a value would not decode: when the next position then
+/// goes through, that one record is `.rejected` and the forwarder quarantines it after a few
+/// attempts instead of retrying forever (a network that resets everything only delays).
 public final class TraccarUplink: Uplink, Sendable {
     private let url: URL
     private let device: String
@@ -51,12 +52,27 @@ public final class TraccarUplink: Uplink, Sendable {
                 for await (index, result) in group { results[index] = result }
                 return results
             }
-            for (queued, result) in zip(window, results) {
-                guard result == .delivered else { return delivered.map { .partial(through: $0, rest: result) } ?? result }
+            for (offset, (queued, result)) in zip(window, results).enumerated() {
+                guard result == .delivered else {
+                    let next = start - window.count + offset + 1
+                    let outcome = await confirmRefusal(result, of: queued, next: next < batch.count ? batch[next] : nil)
+                    return delivered.map { .partial(through: $0, rest: outcome) } ?? outcome
+                }
                 delivered = queued.sequence
             }
         }
         return .delivered
+    }
+
+    /// A connection closed without an answer is Traccar refusing a value, or a broken network: the
+    /// record is called `.rejected` only when the next one goes through at once (the server works,
+    /// this record does not); otherwise it is retryable and nothing is counted against it.
+    private func confirmRefusal(_ result: UplinkResult, of queued: QueuedPosition, next: QueuedPosition?) async -> UplinkResult {
+        guard case let .rejected(sequence, reason) = result else { return result }
+        guard let next, await sendOne(next) == .delivered else {
+            return .retryable(reason: "Traccar closed the connection without answering (position \(sequence)); retrying")
+        }
+        return .rejected(sequence: sequence, reason: reason + " (the next position went through)")
     }
 
     /// One position, one request.
