@@ -31,6 +31,8 @@ let package = Package(
         .target(name: "CTernGPIO", linkerSettings: [.linkedLibrary("gpiod")]),
         // C shim over adjtimex(2): is the system clock synchronised?
         .target(name: "CTernClock"),
+        // C shim over rtnetlink: link and route changes, for connectivity.
+        .target(name: "CTernNetlink"),
         // Humble hardware adapters: termios serial port, libgpiod power switch, the NMEA receiver.
         .target(
             name: "TernHardware",
@@ -48,7 +50,7 @@ let package = Package(
         .target(
             name: "TernUplink",
             dependencies: [
-                "TernCore",
+                "TernCore", "CTernNetlink",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),

@@ -4,7 +4,8 @@
 ///
 /// Every outcome has a defined path: a confirmed prefix is acknowledged before the rest is dealt
 /// with; a record the server refuses is retried with backoff and quarantined after
-/// `maxRecordAttempts`, so it never blocks the queue; a refusal of the configuration (authentication,
+/// `maxRecordAttempts`, so it never blocks the queue; while connectivity says the network is gone,
+/// retries wait the longest backoff; a refusal of the configuration (authentication,
 /// unknown device) blocks the uplink until a human fixes it, retried every `backoff.maximum`; an
 /// acknowledgement that fails (the disk) is retried with backoff, never by sending the batch again.
 /// Nothing is ever dropped here.
@@ -89,6 +90,9 @@ public struct ForwarderStateMachine: Sendable, Hashable {
     }
 
     public private(set) var refused: Refusal?
+    /// Whether connectivity says the network is gone: retries then wait the longest backoff (a radio
+    /// need not wake for nothing); the network coming back retries at once.
+    public private(set) var offline = false
 
     public init(backoff: Backoff = Backoff(), maxRecordAttempts: Int = 5, seed: UInt64 = 0x7E54) {
         self.backoff = backoff
@@ -97,6 +101,7 @@ public struct ForwarderStateMachine: Sendable, Hashable {
     }
 
     public mutating func handle(_ event: Event) -> [Action] {
+        if case let .connectivity(change) = event { offline = change == .offline }
         switch (state, event) {
         case (.stopped, _):
             return []
@@ -180,7 +185,7 @@ public struct ForwarderStateMachine: Sendable, Hashable {
 
     private mutating func backOff(now: Duration, after: Duration?) -> [Action] {
         failures += 1
-        let delay = backoff.delay(attempt: failures, unitRandom: random.nextUnit())
+        let delay = offline ? backoff.maximum : backoff.delay(attempt: failures, unitRandom: random.nextUnit())
         let until = now + max(delay, min(after ?? .zero, Self.maxRetryAfter))
         state = .backingOff(attempt: failures, until: until)
         return [.wake(at: until)]

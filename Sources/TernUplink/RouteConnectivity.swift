@@ -21,9 +21,15 @@ public struct RouteConnectivity: Connectivity {
         self.ipv6Path = ipv6Path
     }
 
-    /// Whether a default route exists right now (a missing table counts as none).
+    /// Whether a default route exists right now whose interface is not down (a missing table counts
+    /// as none; an interface whose state cannot be read counts as usable).
     public func hasDefaultRoute() -> Bool {
-        RouteTable.hasDefaultRoute(ipv4: Self.read(ipv4Path)) || RouteTable.hasDefaultRoute(ipv6: Self.read(ipv6Path))
+        let interfaces = RouteTable.defaultRouteInterfaces(ipv4: Self.read(ipv4Path))
+            + RouteTable.defaultRouteInterfaces(ipv6: Self.read(ipv6Path))
+        return interfaces.contains { interface in
+            let state = Self.read("/sys/class/net/\(interface)/operstate")
+            return state.isEmpty || RouteTable.isUsable(operstate: state)
+        }
     }
 
     public func events() -> AsyncStream<ConnectivityEvent> {
@@ -44,7 +50,7 @@ public struct RouteConnectivity: Connectivity {
         return stream
     }
 
-    private static func read(_ path: String) -> String {
+    static func read(_ path: String) -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
         defer { try? handle.close() }
         let data = (try? handle.readToEnd()) ?? Data()

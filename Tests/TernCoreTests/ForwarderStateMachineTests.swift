@@ -166,4 +166,13 @@ import TernCore
         #expect(sut.handle(.positionsAvailable) == [])
         #expect(sut.handle(.timerFired(now: .seconds(60))) == [.uploadNextBatch])
     }
+
+    @Test func whileOfflineRetriesWaitTheLongestBackoffAndTheNetworkComingBackRetriesAtOnce() {
+        var sut = makeSUT()
+        _ = sut.handle(.connectivity(.offline))
+        _ = sut.handle(.positionsAvailable)
+        #expect(sut.handle(.uploadFinished(.retryable(reason: "no route"), now: .zero)) == [.wake(at: .seconds(60))])
+        #expect(sut.handle(.connectivity(.mayBeOnline)) == [.uploadNextBatch])
+        #expect(sut.handle(.uploadFinished(.retryable(reason: "x"), now: .seconds(1))) == [.wake(at: .seconds(3))])
+    }
 }
