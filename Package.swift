@@ -110,6 +110,18 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Test-only: a SQLite VFS that simulates a power cut (unsynced writes lost or torn), for the crash harness.
+        .target(name: "CTernCrashVFS", path: "Tests/CTernCrashVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // Test-only: the crash harness's child process (power cuts through CTernCrashVFS).
+        .executableTarget(
+            name: "tern-queue-child",
+            dependencies: [
+                "TernStore", "TernCore", "TernTesting", "CTernCrashVFS",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TernQueueChild", swiftSettings: strict),
+
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore", "TernTesting"], swiftSettings: strict),
         .testTarget(
             name: "TernNMEATests", dependencies: ["TernNMEA", "TernCore"], exclude: ["Corpus"], swiftSettings: strict),
