@@ -130,7 +130,8 @@ let package = Package(
             name: "TernHardwareTests",
             dependencies: ["TernHardware", "TernCore", "TernNMEA", "TernTesting", .product(name: "Clocks", package: "swift-clocks")],
             swiftSettings: strict),
-        .testTarget(name: "TernStoreTests", dependencies: ["TernStore", "TernCore", "TernTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "TernStoreTests", dependencies: ["TernStore", "TernCore", "TernTesting", "tern-queue-child"], swiftSettings: strict),
         .testTarget(
             name: "TernUplinkTests",
             dependencies: ["TernUplink", "TernCore", "TernTesting", "TernSimulation"],
