@@ -131,7 +131,11 @@ let package = Package(
             dependencies: ["TernHardware", "TernCore", "TernNMEA", "TernTesting", .product(name: "Clocks", package: "swift-clocks")],
             swiftSettings: strict),
         .testTarget(
-            name: "TernStoreTests", dependencies: ["TernStore", "TernCore", "TernTesting", "tern-queue-child"], swiftSettings: strict),
+            name: "TernStoreTests",
+            // tern-queue-child: built before the tests run it; CTernCrashVFS: only to check a queue without
+            // checkpointing it (this process never installs the crash VFS).
+            dependencies: ["TernStore", "TernCore", "TernTesting", "CTernCrashVFS", "tern-queue-child"],
+            swiftSettings: strict),
         .testTarget(
             name: "TernUplinkTests",
             dependencies: ["TernUplink", "TernCore", "TernTesting", "TernSimulation"],

@@ -15,6 +15,14 @@ public enum QueueChild {
     /// The exit status of a child whose power the crash VFS cut (`_exit` inside a write or sync).
     public static let powerCutStatus: Int32 = 86
 
+    /// The seed of this test run's crash harness: `TERN_CRASH_SEED` when set, else a new one;
+    /// printed, so that a failing run can be repeated.
+    public static let seed: UInt64 = {
+        let seed = ProcessInfo.processInfo.environment["TERN_CRASH_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...999_999)
+        print("crash harness seed \(seed) (TERN_CRASH_SEED=\(seed) repeats it)")
+        return seed
+    }()
+
     /// One line of the child's standard output.
     public enum Line: Sendable, Hashable, LosslessStringConvertible {
         /// The queue opened; the crash VFS had counted `operations` writes and syncs by then.

@@ -572,6 +572,10 @@ int ctern_crash_vfs_install(int64_t crash_after, int cut_on, uint64_t seed, int 
     return sqlite3_vfs_register(&g.vfs, 1);
 }
 
+int ctern_keep_wal_on_close(struct sqlite3 *db) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)NULL);
+}
+
 int64_t ctern_crash_vfs_operations(void) {
     pthread_mutex_lock(&g.mutex);
     int64_t operations = g.operations;

@@ -13,7 +13,7 @@ import TernTesting
 ///
 /// `TERN_CRASH_SEED=<n> swift test --filter QueuePowerLossTests` repeats a run.
 @Suite struct QueuePowerLossTests {
-    static let seed = CrashSeed.current
+    static let seed = QueueChild.seed
 
     @Test(.enabled(if: QueueChild.url != nil, "tern-queue-child was not built"), arguments: [PowerCutHarness.Commit.single, .group])
     func everyPositionReportedStoredSurvivesPowerCutsWithSynchronousFull(_ commit: PowerCutHarness.Commit) async throws {
@@ -23,7 +23,7 @@ import TernTesting
             let report = try await sut.run(path: queuePath(in: dir))
 
             print("power cuts, synchronous FULL, \(commit) commits: \(report)")
-            #expect(report.failure == nil, "\(report.failure ?? "") (TERN_CRASH_SEED=\(Self.seed))")
+            try #require(report.failure == nil, "\(report.failure ?? "") (TERN_CRASH_SEED=\(Self.seed))")
             #expect(report.cuts == 48)
             #expect(report.stored > 100, "too few positions stored to mean anything (TERN_CRASH_SEED=\(Self.seed))")
             #expect(report.lost.isEmpty, "positions reported stored but missing after a power cut: \(report.lost) (TERN_CRASH_SEED=\(Self.seed))")
@@ -40,7 +40,7 @@ import TernTesting
             let report = try await sut.run(path: queuePath(in: dir))
 
             print("power cuts, synchronous NORMAL (control), \(commit) commits: \(report)")
-            #expect(report.failure == nil, "\(report.failure ?? "") (TERN_CRASH_SEED=\(Self.seed))")
+            try #require(report.failure == nil, "\(report.failure ?? "") (TERN_CRASH_SEED=\(Self.seed))")
             #expect(report.cuts == 16)
             #expect(!report.lost.isEmpty, "no stored position lost without fsync: the crash VFS does not cut the power (TERN_CRASH_SEED=\(Self.seed))")
         }
@@ -71,7 +71,7 @@ extension QueuePowerLossTests {
                 let cut = try await ChildProcess.offload { try ChildProcess(executable: child, arguments: arguments).finish() }
                 try #require(cut.termination == .exited(QueueChild.powerCutStatus), "\(cut.termination): \(cut.stderr)")
 
-                #expect(try await PowerCutHarness.reopen(path) == [], "cut at \(cutAt) of \(operations)")
+                #expect(try await QueueCheck.reopen(path).isEmpty, "cut at \(cutAt) of \(operations)")
                 let sut = try SQLitePositionQueue(path: path, logger: .quiet())
                 defer { try? sut.pool.close() }
                 #expect(try await sut.enqueue(StoreFixture.position()) == 1)
@@ -86,15 +86,6 @@ private func withTemporaryDirectoryResult<T>(_ body: (URL) async throws -> T) as
     var result: T?
     try await withTemporaryDirectory { result = try await body($0) }
     return result!
-}
-
-/// The seed of a crash-harness run: `TERN_CRASH_SEED` when set, else a new one (printed).
-enum CrashSeed {
-    static let current: UInt64 = {
-        let seed = ProcessInfo.processInfo.environment["TERN_CRASH_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...999_999)
-        print("crash harness seed \(seed) (TERN_CRASH_SEED=\(seed) repeats it)")
-        return seed
-    }()
 }
 
 /// Runs `tern-queue-child enqueue` under the crash VFS `cuts` times on one queue, checking it after each cut.
@@ -181,7 +172,7 @@ struct PowerCutHarness {
 
             let queued: Set<UUID>
             do {
-                queued = try await Self.reopen(path)
+                queued = Set(try await QueueCheck.reopen(path).map(\.position.id))
             } catch {
                 report.failure = "after cut \(report.cuts) (\(command)): \(error)"
                 return
@@ -202,23 +193,5 @@ struct PowerCutHarness {
         guard words.count == 2 else { return nil }
         let file = words[1].hasSuffix("-wal") ? "wal" : words[1].hasSuffix("-journal") ? "journal" : "db"
         return "\(words[0]) \(file)"
-    }
-
-    /// Opens the queue with the ordinary VFS (this process never registers the crash VFS), as Tern
-    /// would after the power came back: the open runs `quick_check` and refuses a damaged file; then
-    /// `integrity_check` too. Returns the ids queued, and closes the queue (no connection of this
-    /// process may outlive the next cut: a real power cut leaves none).
-    static func reopen(_ path: String) async throws -> Set<UUID> {
-        let queue = try SQLitePositionQueue(path: path, logger: .quiet())
-        defer { try? queue.pool.close() }
-        let check = try await queue.pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
-        guard check == ["ok"] else { throw QueueError.corrupt(path: path, reason: "integrity_check: " + check.joined(separator: "; ")) }
-        // What the uploader would read: every row must decode (an undecodable one is quarantined).
-        let queued = try await queue.oldest(limit: 1_000_000)
-        let stats = try await queue.stats()
-        guard stats.inQuarantine == 0, stats.dropped.total == 0, stats.depth == queued.count else {
-            throw QueueError.corrupt(path: path, reason: "after reopening: \(stats)")
-        }
-        return Set(queued.map(\.position.id))
     }
 }

@@ -36,4 +36,11 @@ enum {
 /// Write and sync calls made so far (of every kind).
 int64_t ctern_crash_vfs_operations(void);
 
+struct sqlite3;
+
+/// For the harness's checks after a cut: closing `db` will not checkpoint the WAL nor delete it
+/// (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE), so the next child starts from the files the cut left, as
+/// Tern does when the power comes back. (sqlite3_db_config is variadic: Swift cannot call it.)
+int ctern_keep_wal_on_close(struct sqlite3 *db);
+
 #endif
