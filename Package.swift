@@ -112,12 +112,13 @@ let package = Package(
 
         // Test-only: a SQLite VFS that simulates a power cut (unsynced writes lost or torn), for the crash harness.
         .target(name: "CTernCrashVFS", path: "Tests/CTernCrashVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
-        // Test-only: the crash harness's child process (power cuts through CTernCrashVFS).
+        // Test-only: the crash harness's child process (power cuts through CTernCrashVFS, SIGKILLs mid-upload).
         .executableTarget(
             name: "tern-queue-child",
             dependencies: [
-                "TernStore", "TernCore", "TernTesting", "CTernCrashVFS",
+                "TernStore", "TernGateway", "TernUplink", "TernCore", "TernTesting", "CTernCrashVFS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TernQueueChild", swiftSettings: strict),
@@ -133,8 +134,8 @@ let package = Package(
         .testTarget(
             name: "TernStoreTests",
             // tern-queue-child: built before the tests run it; CTernCrashVFS: only to check a queue without
-            // checkpointing it (this process never installs the crash VFS).
-            dependencies: ["TernStore", "TernCore", "TernTesting", "CTernCrashVFS", "tern-queue-child"],
+            // checkpointing it (this process never installs the crash VFS); TernSimulation: the collector.
+            dependencies: ["TernStore", "TernCore", "TernTesting", "TernSimulation", "CTernCrashVFS", "tern-queue-child"],
             swiftSettings: strict),
         .testTarget(
             name: "TernUplinkTests",

@@ -39,6 +39,8 @@ public enum QueueChild {
         case sent(delivered: Bool)
         /// A drain ended with `left` positions still queued.
         case drained(left: Int)
+        /// A call the child makes failed (it should not: the harness counts this as a failure).
+        case failed(String)
 
         public var description: String {
             switch self {
@@ -50,6 +52,7 @@ public enum QueueChild {
             case let .sending(first, last): "sending \(first) \(last)"
             case let .sent(delivered): "sent \(delivered ? "delivered" : "failed")"
             case let .drained(left): "drained \(left)"
+            case let .failed(reason): "failed \(reason.replacingOccurrences(of: "\n", with: " "))"
             }
         }
 
@@ -66,6 +69,7 @@ public enum QueueChild {
                 self = .sending(first: first, last: last)
             case ("sent", 2): self = .sent(delivered: words[1] == "delivered")
             case ("drained", 2): guard let n = Int(words[1]) else { return nil }; self = .drained(left: n)
+            case ("failed", _): self = .failed(words.dropFirst().joined(separator: " "))
             default: return nil
             }
         }
