@@ -79,12 +79,13 @@ struct Enqueue: AsyncParsableCommand {
         while written < limit {
             switch commit {
             case .single:
-                let position = makePosition(written)
+                let position = makePosition(written, using: &random)
                 try await queue.enqueue(position)
                 emit(.stored(position.id))
                 written += 1
             case .group:
-                let positions = (0..<Int.random(in: 2...10, using: &random)).map { makePosition(written + $0) }
+                let count = Int.random(in: 2...10, using: &random)
+                let positions = (0..<count).map { makePosition(written + $0, using: &random) }
                 let result = try await queue.enqueue(contentsOf: positions)
                 guard result.stored == positions.count else {
                     throw ValidationError("a group commit stored \(result.stored) of \(positions.count) positions")

@@ -42,7 +42,7 @@ struct Forward: AsyncParsableCommand {
                 var index = 0
                 while !Task.isCancelled {
                     let count = Int.random(in: 1...5, using: &random)
-                    let positions = (0..<count).map { makePosition(index + $0) }
+                    let positions = (0..<count).map { makePosition(index + $0, using: &random) }
                     do {
                         if count == 1 {
                             try await queue.enqueue(positions[0])

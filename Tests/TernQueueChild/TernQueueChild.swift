@@ -33,11 +33,19 @@ func emit(_ line: QueueChild.Line) {
     }
 }
 
-/// A plausible position, `index` seconds into the run.
-func makePosition(_ index: Int) -> Position {
+/// A plausible position, `index` seconds into the run, its id drawn from `random`: the same seed
+/// gives the same ids, so the same B-tree pages split and a cut at the n-th write lands in the same
+/// place again.
+func makePosition(_ index: Int, using random: inout SplitMix64) -> Position {
+    var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
+    bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
+    bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
+    let id = UUID(uuid: (
+        bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+        bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     let fix = Fix(
         time: Date(timeIntervalSince1970: 1_795_000_000 + Double(index)),
         coordinate: Coordinate(latitude: 45.81 + Double(index % 1000) / 100_000, longitude: 15.97),
         altitude: 120.5, speed: 1.25, course: 87, quality: .dgps, satellites: 9, hdop: 0.9, accuracy: 3.5)
-    return Position(fix: fix)
+    return Position(id: id, fix: fix)
 }
