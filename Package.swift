@@ -118,6 +118,19 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Test-only: a SQLite VFS that simulates a power cut (unsynced writes lost or torn), for the crash harness.
+        .target(name: "CTernCrashVFS", path: "Tests/CTernCrashVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // Test-only: the crash harness's child process (power cuts through CTernCrashVFS, SIGKILLs mid-upload).
+        .executableTarget(
+            name: "tern-queue-child",
+            dependencies: [
+                "TernStore", "TernGateway", "TernUplink", "TernCore", "TernTesting", "CTernCrashVFS",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TernQueueChild", swiftSettings: strict),
+
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore", "TernTesting"], swiftSettings: strict),
         .testTarget(
             name: "TernNMEATests", dependencies: ["TernNMEA", "TernCore"], exclude: ["Corpus"], swiftSettings: strict),
@@ -127,7 +140,11 @@ let package = Package(
             dependencies: ["TernHardware", "TernCore", "TernNMEA", "TernTesting", .product(name: "Clocks", package: "swift-clocks")],
             swiftSettings: strict),
         .testTarget(
-            name: "TernStoreTests", dependencies: ["TernStore", "TernCore", "TernTesting"], exclude: ["Fixtures"], swiftSettings: strict),
+            name: "TernStoreTests",
+            // tern-queue-child: built before the tests run it; CTernCrashVFS: only to check a queue without
+            // checkpointing it (this process never installs the crash VFS); TernSimulation: the collector.
+            dependencies: ["TernStore", "TernCore", "TernTesting", "TernSimulation", "CTernCrashVFS", "tern-queue-child"],
+            exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "TernUplinkTests",
             dependencies: ["TernUplink", "TernCore", "TernTesting", "TernSimulation", "TernGateway"],

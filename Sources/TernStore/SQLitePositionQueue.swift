@@ -105,23 +105,34 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
     /// `QueueError.capacityReached` when a `reject-new` queue is full.
     @discardableResult
     public func enqueue(_ position: Position) async throws -> Int64 {
-        let result = try await enqueue(contentsOf: [position])
-        guard result.stored == 1 || result.dropped.rejectedNew == 0 else { throw QueueError.capacityReached(path: path) }
         let id = position.id.uuidString
-        guard let seq = try await read({ db in try Int64.fetchOne(db, sql: "SELECT seq FROM positions WHERE id = ?", arguments: [id]) })
-        else { throw QueueError.capacityReached(path: path) }
+        // The sequence number is read in the write's own transaction: read afterwards, the position
+        // may already have been uploaded and acknowledged (deleted), and a stored position would be
+        // reported as refused.
+        let (result, seq) = try await store([position]) { db in
+            try Int64.fetchOne(db, sql: "SELECT seq FROM positions WHERE id = ?", arguments: [id])
+        }
+        guard result.stored == 1 || result.dropped.rejectedNew == 0, let seq else { throw QueueError.capacityReached(path: path) }
         return seq
     }
 
     /// Stores positions in one transaction (one fsync), applying the capacity rules in it.
     public func enqueue(contentsOf positions: [Position]) async throws -> EnqueueResult {
         guard !positions.isEmpty else { return EnqueueResult(stored: 0) }
+        return try await store(positions) { _ in () }.result
+    }
+
+    /// Stores `positions` in one transaction, applying the capacity rules, and runs `then` in the
+    /// same transaction.
+    private func store<T: Sendable>(
+        _ positions: [Position], then: @escaping @Sendable (Database) throws -> T
+    ) async throws -> (result: EnqueueResult, then: T) {
         let now = Date()
         let enqueuedAt = now.timeIntervalSince1970
         let capacity = options.capacity
         // Not `writeFreeingBallast`: on a full disk new positions wait (in the gateway's memory); the
         // ballast is kept for what frees space (acknowledgements, checkpoints).
-        let result = try await write { db in
+        let (result, extra) = try await write { db in
             var depth = try self.currentDepth(db)
             var result = EnqueueResult(stored: 0)
             if let maxAge = capacity.maxAge {
@@ -143,10 +154,10 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
             if capacity.overflow != .rejectNew { try Self.makeRoom(db, depth: &depth, capacity: capacity, dropped: &result.dropped) }
             try Self.count(result.dropped, in: db)
             self.depth.withLock { $0 = depth }
-            return result
+            return (result, try then(db))
         }
         ballast.restoreIfRoom()
-        return result
+        return (result, extra)
     }
 
     public func oldest(limit: Int) async throws -> [QueuedPosition] {

@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import Synchronization
 import Testing
 import TernCore
 @testable import TernStore
@@ -77,6 +79,25 @@ import TernCore
         }
     }
 
+    /// The uploader may send and acknowledge a position between its commit and `enqueue`'s return
+    /// (with an uploader acknowledging as fast as it can, 2 of 3,000 single-row enqueues threw):
+    /// `enqueue` must still return its sequence number, not report a stored position as refused.
+    @Test func enqueueReturnsTheSequenceOfAPositionAcknowledgedRightAfterItsCommit() async throws {
+        try await withTemporaryDirectory { dir in
+            let acknowledgeAfterCommit = AcknowledgeAfterNextCommit()
+            let sut = try SQLitePositionQueue(path: queuePath(in: dir), prepare: { db in
+                db.add(transactionObserver: acknowledgeAfterCommit, extent: .databaseLifetime)
+            })
+            acknowledgeAfterCommit.arm()
+
+            let sequence = try await sut.enqueue(StoreFixture.position())
+
+            #expect(sequence == 1)
+            #expect(acknowledgeAfterCommit.acknowledged == 1)
+            #expect(try await sut.count() == 0)
+        }
+    }
+
     @Test func countReflectsEnqueuesAndAcknowledgements() async throws {
         try await withTemporaryDirectory { dir in
             let sut = try SQLitePositionQueue(path: queuePath(in: dir))
@@ -106,5 +127,25 @@ import TernCore
 
             #expect(try await sut.stats() == QueueStats(depth: 0, oldestTime: nil, lastSequence: nil))
         }
+    }
+}
+
+/// Once armed, deletes every queued position right after the next commit, as an acknowledgement
+/// that slips in between a write and what follows it.
+private final class AcknowledgeAfterNextCommit: TransactionObserver, Sendable {
+    private let state = Mutex((armed: false, acknowledged: 0))
+
+    func arm() { state.withLock { $0.armed = true } }
+    var acknowledged: Int { state.withLock { $0.acknowledged } }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { false }
+    func databaseDidChange(with event: DatabaseEvent) {}
+    func databaseDidRollback(_ db: Database) {}
+
+    func databaseDidCommit(_ db: Database) {
+        guard state.withLock({ state in defer { state.armed = false }; return state.armed }) else { return }
+        try? db.execute(sql: "DELETE FROM positions")
+        let deleted = db.changesCount
+        state.withLock { $0.acknowledged += deleted }
     }
 }
