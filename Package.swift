@@ -160,7 +160,7 @@ let package = Package(
         .testTarget(
             name: "TernAppTests",
             dependencies: [
-                "TernApp", "TernCore", "TernStore", "TernTesting", "TernGateway", "TernHardware", "TernSimulation", "tern",
+                "TernApp", "TernCore", "TernStore", "TernTesting", "TernGateway", "TernHardware", "TernSimulation", "TernUplink", "tern",
                 .product(name: "Clocks", package: "swift-clocks"),
             ],
             swiftSettings: strict),

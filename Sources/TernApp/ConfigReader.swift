@@ -114,13 +114,15 @@ struct ConfigReader {
         return try duration(name, default: .zero, range: range)
     }
 
-    mutating func url(_ name: String, required: Bool) throws(ConfigError) -> URL? {
+    mutating func url(_ name: String, required: Bool, schemes: [String] = ["http", "https"]) throws(ConfigError) -> URL? {
+        let example = schemes.contains("mqtt") ? "mqtts://broker.example.com:8883" : "https://tracker.example.com/positions"
         guard let raw = value(name) else {
-            if required { throw ConfigError(key: key(name), "missing: set the server's URL, e.g. url = \"https://tracker.example.com/positions\"") }
+            if required { throw ConfigError(key: key(name), "missing: set the server's URL, e.g. url = \"\(example)\"") }
             return nil
         }
-        guard let s = raw.string, let url = URL(string: s), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-            throw ConfigError(key: key(name), "expected an http:// or https:// URL, got \(shown(raw))")
+        guard let s = raw.string, let url = URL(string: s), schemes.contains(url.scheme ?? ""), url.host != nil else {
+            let expected = schemes.map { "\($0)://" }.joined(separator: " or ")
+            throw ConfigError(key: key(name), "expected a \(expected) URL for this uplink.protocol, e.g. \(example), got \(shown(raw))")
         }
         return url
     }

@@ -24,7 +24,13 @@ public struct Daemon: Sendable {
 
     public func run() async throws {
         let queue = try Pipeline<ContinuousClock>.openQueue(config: config, logger: logger)
-        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPUplink.clientConfiguration())
+        let clientConfiguration: HTTPClient.Configuration
+        do {
+            clientConfiguration = try config.uplink.httpSettings.clientConfiguration(for: config.uplink.url)
+        } catch {
+            throw ConfigError(key: "uplink.ca_file", "\(error)")
+        }
+        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         do {
             try await run(queue: queue, httpClient: httpClient)
         } catch {
@@ -44,7 +50,7 @@ public struct Daemon: Sendable {
             let chipset = ChipsetWatch(configured: config.receiverOptions.chipset, logger: logger.labelled("tern.receiver"))
             var parts = Pipeline<ContinuousClock>.Parts(
                 queue: queue, serialPort: serialPort, powerSwitch: try makePowerSwitch(serialPort: serialPort),
-                uplinkURL: try uplinkURL(collector: nil), connectivity: RouteConnectivity(),
+                uplinkURL: try uplinkURL(collector: nil), connectivity: NetlinkConnectivity(logger: logger.labelled("tern.connectivity")),
                 receiverOptions: receiverOptions(chipset: chipset), memory: queue)
             parts.synchronisedTime = SystemClock.synchronisedTime
             try await run(
@@ -63,7 +69,7 @@ public struct Daemon: Sendable {
             let audit = BoardAudit(board: board, logger: logger.labelled("tern.board"))
             let parts = Pipeline<ScaledClock>.Parts(
                 queue: RecordingQueue(queue, stored: audit.stored), serialPort: board.serialPort, powerSwitch: board.power,
-                uplinkURL: try uplinkURL(collector: collector), connectivity: RouteConnectivity(),
+                uplinkURL: try uplinkURL(collector: collector), connectivity: NetlinkConnectivity(logger: logger.labelled("tern.connectivity")),
                 receiverOptions: .init(dateReference: { [start = board.gps.utc(at: 0)] in .notBefore(start) }))
             try await run(
                 Pipeline(config: config, parts: parts, httpClient: httpClient, clock: board.clock, logger: logger),

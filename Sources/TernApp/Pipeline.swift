@@ -49,18 +49,32 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
         receiver = NMEAReceiver(
             serialPort: parts.serialPort, powerSwitch: parts.powerSwitch,
             options: parts.receiverOptions, logger: logger.labelled("tern.receiver"), clock: clock)
-        let uplink = HTTPUplink(
-            url: parts.uplinkURL, device: config.device, httpClient: httpClient,
-            timeout: config.uplink.timeout, logger: logger.labelled("tern.uplink"), token: config.uplink.token)
+        let uplink = Self.uplink(config: config, url: parts.uplinkURL, httpClient: httpClient, logger: logger.labelled("tern.uplink"))
         forwarder = Forwarder(
             queue: queue, uplink: uplink, connectivity: parts.connectivity, backoff: config.uplink.backoff,
-            batchSize: config.uplink.batchSize, seed: UInt64.random(in: 1...UInt64.max), clock: clock,
+            batchSize: config.uplink.batchSize, maxRecordAttempts: config.uplink.maxRecordAttempts,
+            liveFirst: config.uplink.liveFirst, seed: UInt64.random(in: 1...UInt64.max), clock: clock,
             logger: logger.labelled("tern.forwarder"))
         gateway = Gateway(
             receiver: receiver, filter: StandardLocationFilter(options: config.filter), queue: queue,
             forwarder: forwarder, scheduler: FixScheduler(options: config.scheduler), clock: clock,
             memory: parts.memory, synchronisedTime: parts.synchronisedTime, commitWindow: config.store.commitWindow,
             logger: logger.labelled("tern.gateway"))
+    }
+
+    /// The uplink `uplink.protocol` names.
+    static func uplink(config: TernConfig, url: URL, httpClient: HTTPClient, logger: Logger) -> any Uplink {
+        let settings = config.uplink
+        switch settings.protocol {
+        case .tern:
+            return HTTPUplink(url: url, device: config.device, httpClient: httpClient, timeout: settings.timeout, logger: logger, token: settings.token)
+        case .traccar:
+            return TraccarUplink(
+                url: url, device: config.device, format: settings.traccarFormat, httpClient: httpClient, parallel: settings.parallel,
+                timeout: settings.timeout, logger: logger)
+        case .owntracksHTTP, .mqtt:
+            preconditionFailure("uplink.protocol \(settings.protocol.rawValue) is refused by the config reader in this build")
+        }
     }
 
     /// The gateway and forwarder as services, in start order.

@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernStore
+import TernUplink
 import TOMLKit
 
 extension TernConfig {
@@ -86,23 +87,7 @@ extension TernConfig {
         try filterTable.rejectUnknownKeys()
 
         var uplinkTable = try root.table("uplink")
-        let localCollector = try uplinkTable.bool("local_collector", default: false)
-        if localCollector && kind != "simulated" {
-            throw ConfigError(key: "uplink.local_collector", "only for the simulated board (receiver.kind = \"simulated\"); set uplink.url instead")
-        }
-        let url = try uplinkTable.url("url", required: !localCollector)
-        let token = try uplinkTable.optionalString("token")
-        let base = try uplinkTable.duration("backoff_base", default: .seconds(1), range: .milliseconds(100) ... .seconds(600))
-        let maximum = try uplinkTable.duration("backoff_max", default: .seconds(300), range: .seconds(1) ... .seconds(86_400))
-        if maximum < base {
-            throw ConfigError(key: "uplink.backoff_max", "must be at least uplink.backoff_base")
-        }
-        let uplink = Uplink(
-            url: url, token: token,
-            batchSize: try uplinkTable.int("batch_size", default: 100, range: 1...10_000),
-            timeout: try uplinkTable.duration("timeout", default: .seconds(30), range: .seconds(1) ... .seconds(600)),
-            backoff: Backoff(base: base, maximum: maximum, jitter: 0.5),
-            localCollector: localCollector)
+        let uplink = try readUplink(&uplinkTable, kind: kind, device: device)
         try uplinkTable.rejectUnknownKeys()
 
         var storeTable = try root.table("store")
@@ -127,6 +112,57 @@ extension TernConfig {
         config.statusFile = statusFile
         config.store = store
         return config
+    }
+
+    /// `[uplink]`: the protocol and its keys.
+    private static func readUplink(_ table: inout ConfigReader, kind: String, device: String) throws(ConfigError) -> Uplink {
+        let localCollector = try table.bool("local_collector", default: false)
+        if localCollector && kind != "simulated" {
+            throw ConfigError(key: "uplink.local_collector", "only for the simulated board (receiver.kind = \"simulated\"); set uplink.url instead")
+        }
+        let proto = Uplink.Wire(
+            rawValue: try table.choice("protocol", Uplink.Wire.allCases.map(\.rawValue), default: "tern")) ?? .tern
+        if proto == .owntracksHTTP || proto == .mqtt {
+            throw ConfigError(key: "uplink.protocol", "\(proto.rawValue) is not wired in this build yet; use \"tern\" or \"traccar\"")
+        }
+        if localCollector && proto != .tern {
+            throw ConfigError(key: "uplink.local_collector", "the local collector speaks Tern's protocol: remove uplink.protocol or the collector")
+        }
+        let url = try table.url("url", required: !localCollector, schemes: proto == .mqtt ? ["mqtt", "mqtts"] : ["http", "https"])
+        let base = try table.duration("backoff_base", default: .seconds(1), range: .milliseconds(100) ... .seconds(600))
+        let maximum = try table.duration("backoff_max", default: .seconds(300), range: .seconds(1) ... .seconds(86_400))
+        if maximum < base {
+            throw ConfigError(key: "uplink.backoff_max", "must be at least uplink.backoff_base")
+        }
+        var uplink = Uplink(
+            url: url, token: try table.optionalString("token"),
+            batchSize: try table.int("batch_size", default: 100, range: 1...10_000),
+            timeout: try table.duration("timeout", default: .seconds(30), range: .seconds(1) ... .seconds(600)),
+            backoff: Backoff(base: base, maximum: maximum, jitter: 0.5),
+            localCollector: localCollector)
+        uplink.protocol = proto
+        uplink.connectTimeout = try table.duration("connect_timeout", default: .seconds(10), range: .milliseconds(100) ... .seconds(120))
+        uplink.username = try table.optionalString("username")
+        uplink.password = try table.optionalString("password")
+        if uplink.password != nil && uplink.username == nil {
+            throw ConfigError(key: "uplink.password", "set uplink.username too (the password goes with a user)")
+        }
+        uplink.topic = try table.string("topic", default: "", pattern: "an MQTT topic without wildcards, e.g. owntracks/me/\(device)") {
+            !$0.contains("+") && !$0.contains("#")
+        }
+        if uplink.topic?.isEmpty == true { uplink.topic = nil }
+        uplink.trackerID = try table.optionalString("tracker_id")
+        uplink.caFile = try table.optionalString("ca_file")
+        if let caFile = uplink.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw ConfigError(key: "uplink.ca_file", "cannot read \(caFile): give the path of a PEM file of CA certificates readable by the tern user")
+        }
+        uplink.proxy = try table.optionalString("proxy")
+        uplink.liveFirst = try table.bool("live_first", default: proto != .traccar)
+        uplink.parallel = try table.int("parallel", default: 1, range: 1...32)
+        uplink.traccarFormat = OsmAnd.Format(
+            rawValue: try table.choice("traccar_format", OsmAnd.Format.allCases.map(\.rawValue), default: "query")) ?? .query
+        uplink.maxRecordAttempts = try table.int("max_record_attempts", default: 5, range: 1...100)
+        return uplink
     }
 
     private static let gpioChipPattern = "a chip name, path, number or label"

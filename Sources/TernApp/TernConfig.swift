@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernStore
+import TernUplink
 
 /// Everything `tern run` needs, validated. Read from TOML with `TernConfig.load(path:)`.
 public struct TernConfig: Sendable, Equatable {
@@ -60,14 +61,53 @@ public struct TernConfig: Sendable, Equatable {
     }
 
     public struct Uplink: Sendable, Equatable {
-        /// Where positions are POSTed; nil with `collector = true` on the simulated board.
+        /// Which server protocol positions are delivered with.
+        public enum Wire: String, Sendable, Equatable, CaseIterable {
+            /// Tern's own JSON batches (README, "The server contract"): the fastest.
+            case tern
+            /// Traccar's OsmAnd endpoint (port 5055), one position per request.
+            case traccar
+            /// OwnTracks Recorder's HTTP endpoint, one location per request.
+            case owntracksHTTP = "owntracks-http"
+            /// An MQTT broker (OwnTracks topics), QoS 1.
+            case mqtt
+        }
+
+        public var `protocol` = Wire.tern
+        /// Where positions go (`http(s)://…`, `mqtt(s)://host[:port]`); nil with `local_collector` on the simulated board.
         public var url: URL?
         public var token: String?
         public var batchSize: Int
+        /// A whole request may take this long.
         public var timeout: Duration
+        public var connectTimeout = Duration.seconds(10)
         public var backoff: Backoff
         /// Start the built-in local collector and upload to it (simulated board only).
         public var localCollector: Bool
+        /// Basic auth (OwnTracks Recorder) or MQTT credentials.
+        public var username: String?
+        public var password: String?
+        /// MQTT topic; nil: `owntracks/<username or tern>/<device>`.
+        public var topic: String?
+        /// OwnTracks tracker id (two characters); nil: from the device name.
+        public var trackerID: String?
+        /// A PEM file of CA certificates to trust instead of the system's.
+        public var caFile: String?
+        /// `host:port` of an HTTP proxy; nil: `https_proxy` / `http_proxy` from the environment.
+        public var proxy: String?
+        /// The newest position goes out ahead of a backlog (off where the server needs strict order).
+        public var liveFirst = true
+        /// Requests in flight at once for the one-position-per-request protocols.
+        public var parallel = 1
+        /// Traccar: the OsmAnd query form or Traccar Client's JSON.
+        public var traccarFormat = OsmAnd.Format.query
+        /// A record the server refuses this many times is quarantined.
+        public var maxRecordAttempts = 5
+
+        /// The HTTP settings of the uplink's client.
+        public var httpSettings: UplinkHTTPSettings {
+            UplinkHTTPSettings(connectTimeout: connectTimeout, readTimeout: timeout, caFile: caFile, proxy: proxy)
+        }
     }
 
     /// `[store]`: how accepted positions are written and how big the queue may grow.

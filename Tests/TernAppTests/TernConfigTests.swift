@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TernApp
 import TernCore
+import TernUplink
 
 @Suite struct TernConfigTests {
     private static let minimal = """
@@ -17,6 +18,39 @@ import TernCore
             #expect(error.key == key)
             #expect(error.message.contains(text), "message: \(error.message)")
         }
+    }
+
+    @Test func traccarIsChosenWithItsOwnDefaults() throws {
+        let sut = try TernConfig.parse("[uplink]\nprotocol = \"traccar\"\nurl = \"http://traccar.example.com:5055/\"\n")
+        #expect(sut.uplink.protocol == .traccar)
+        #expect(sut.uplink.liveFirst == false)
+        #expect(sut.uplink.parallel == 1)
+        #expect(sut.uplink.traccarFormat == .query)
+    }
+
+    @Test func theTernProtocolSendsTheNewestFirstByDefault() throws {
+        #expect(try TernConfig.parse(Self.minimal).uplink.liveFirst)
+    }
+
+    @Test func anHTTPProtocolRefusesAnMQTTURL() {
+        expectError("[uplink]\nurl = \"mqtt://broker:1883\"\n", key: "uplink.url", mentioning: "http:// or https://")
+    }
+
+    @Test func aPasswordWithoutAUserIsAnError() {
+        expectError(Self.minimal + "\npassword = \"x\"\n", key: "uplink.password", mentioning: "uplink.username")
+    }
+
+    @Test func anUnknownProtocolNamesTheKnownOnes() {
+        expectError(Self.minimal + "\nprotocol = \"osmand\"\n", key: "uplink.protocol", mentioning: "\"traccar\"")
+    }
+
+    @Test func anUnreadableCAFileIsAnError() {
+        expectError(Self.minimal + "\nca_file = \"/nonexistent/ca.pem\"\n", key: "uplink.ca_file", mentioning: "PEM")
+    }
+
+    @Test func timeoutsAreConfigurable() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\nconnect_timeout = \"3s\"\ntimeout = \"20s\"\n")
+        #expect(sut.uplink.httpSettings == UplinkHTTPSettings(connectTimeout: .seconds(3), readTimeout: .seconds(20)))
     }
 
     @Test func minimalConfigGetsSafeDefaults() throws {
