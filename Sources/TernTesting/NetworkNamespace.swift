@@ -61,8 +61,9 @@ public final class NetworkNamespace {
     @discardableResult
     static func ip(_ arguments: [String]) -> Int32 { run("/usr/sbin/ip", arguments) }
 
+    /// Runs `tool` here (outside the namespace); returns its exit status.
     @discardableResult
-    static func run(_ tool: String, _ arguments: [String]) -> Int32 {
+    public static func run(_ tool: String, _ arguments: [String]) -> Int32 {
         let process = Process()
         process.executableURL = URL(filePath: tool)
         process.arguments = arguments
