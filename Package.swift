@@ -99,9 +99,10 @@ let package = Package(
         .executableTarget(
             name: "tern-bench",
             dependencies: [
-                "TernNMEA", "TernCore", "TernSimulation", "TernHardware", "TernGateway", "TernStore",
+                "TernNMEA", "TernCore", "TernSimulation", "TernHardware", "TernGateway", "TernStore", "TernUplink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/TernBench", swiftSettings: strict),

@@ -4,6 +4,7 @@
 //   .build/release/tern-bench nmea [--size-mb 50] [--runs 3] [--tern PATH] [--gpsdecode PATH] [--corpus DIR]
 //   .build/release/tern-bench latency [--cycles 100] [--baud 9600] [--interval 0.8]
 //   .build/release/tern-bench queue [--dir DIR] [--rows 400] [--big-mb 100]
+//   .build/release/tern-bench uplink [--positions 100000] [--trials 20]
 //   .build/release/tern-bench policy [--traces DIR] [--receivers mt3339,ublox-m8] [--budget 30] [--max-interval 900] [--markdown] [--check]
 
 import ArgumentParser
@@ -14,7 +15,7 @@ struct TernBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tern-bench",
         abstract: "Benchmarks that print one JSON object.",
-        subcommands: [NMEABench.self, PolicyBench.self, BoundsBench.self, LatencyBench.self, QueueBench.self])
+        subcommands: [NMEABench.self, PolicyBench.self, BoundsBench.self, LatencyBench.self, QueueBench.self, UplinkBench.self])
 }
 
 struct NMEABench: ParsableCommand {
