@@ -99,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "tern-bench",
             dependencies: [
-                "TernNMEA", "TernCore", "TernSimulation", "TernHardware", "TernGateway", "TernStore", "TernUplink",
+                "TernNMEA", "TernCore", "TernSimulation", "TernHardware", "TernGateway", "TernStore", "TernUplink", "TernTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -6,6 +6,7 @@ import TernCore
 import TernGateway
 import TernSimulation
 import TernStore
+import TernTesting
 import TernUplink
 
 /// `tern-bench uplink`: how fast a backlog drains, and how soon uploads resume when a link comes back.
@@ -92,9 +93,9 @@ struct UplinkBench: AsyncParsableCommand {
         let logger = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
         var samples: [Double] = []
         for trial in 0..<trials {
-            let ns = Namespace(index: 30)
+            let ns = NetworkNamespace(index: 30)
             guard ns.created else { return ["skipped": "cannot create a network namespace here"] }
-            let collector = Collector(host: ns.outside.address, logger: logger)
+            let collector = Collector(host: ns.outsideAddress, logger: logger)
             try await collector.start()
             let directory = NSTemporaryDirectory() + "tern-bench-link-\(UUID().uuidString)"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -113,7 +114,7 @@ struct UplinkBench: AsyncParsableCommand {
                 policy = "fixed"
                 interval = "5s"
                 [uplink]
-                url = "\(collector.url.absoluteString.replacingOccurrences(of: "127.0.0.1", with: ns.outside.address))"
+                url = "\(collector.url.absoluteString)"
                 backoff_max = "5m"
                 """.write(toFile: directory + "/tern.toml", atomically: true, encoding: .utf8)
             let process = Process()
@@ -145,51 +146,5 @@ struct UplinkBench: AsyncParsableCommand {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
         return status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
             .flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
-    }
-}
-
-/// A network namespace with a veth pair whose inside link starts down (the bench's own: TernTesting
-/// is for tests).
-private final class Namespace {
-    let name: String
-    let inside: (name: String, address: String)
-    let outside: (name: String, address: String)
-    private(set) var created = false
-
-    init(index: Int) {
-        name = "tern-bench-\(index)"
-        inside = ("tbv\(index)i", "10.\(210 + index).0.2")
-        outside = ("tbv\(index)o", "10.\(210 + index).0.1")
-        Self.ip(["netns", "del", name])
-        Self.ip(["link", "del", outside.name])
-        created = Self.ip(["netns", "add", name]) == 0
-            && Self.ip(["link", "add", outside.name, "type", "veth", "peer", "name", inside.name]) == 0
-            && Self.ip(["link", "set", inside.name, "netns", name]) == 0
-            && Self.ip(["addr", "add", "\(outside.address)/24", "dev", outside.name]) == 0
-            && Self.ip(["link", "set", outside.name, "up"]) == 0
-            && Self.ip(["-n", name, "addr", "add", "\(inside.address)/24", "dev", inside.name]) == 0
-            && Self.ip(["-n", name, "link", "set", "lo", "up"]) == 0
-    }
-
-    deinit {
-        Self.ip(["netns", "del", name])
-        Self.ip(["link", "del", outside.name])
-    }
-
-    func setLink(up: Bool) {
-        Self.ip(["-n", name, "link", "set", inside.name, up ? "up" : "down"])
-        if up { Self.ip(["-n", name, "route", "replace", "default", "via", outside.address]) }
-    }
-
-    @discardableResult
-    static func ip(_ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/sbin/ip")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 }

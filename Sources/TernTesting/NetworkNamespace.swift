@@ -1,6 +1,7 @@
 import Foundation
 
-/// A network namespace joined to this one by a veth pair, for tests of what crosses a network: the
+/// A network namespace joined to this one by a veth pair, for tests and benchmarks of what crosses a
+/// network (its inside link starts down): the
 /// device side `inside` (in the namespace, 10.X.0.2) and the server side `outside` (here, 10.X.0.1).
 /// Needs root and iproute2 (`canCreate` says); everything is removed when released.
 public final class NetworkNamespace {
