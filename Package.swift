@@ -33,10 +33,15 @@ let package = Package(
         .target(name: "CTernClock"),
         // C shim over rtnetlink: link and route changes, for connectivity.
         .target(name: "CTernNetlink"),
+        // The commit and date a build came from (set with -Xcc -D at build time).
+        .target(name: "CTernBuildInfo"),
         // Humble hardware adapters: termios serial port, libgpiod power switch, the NMEA receiver.
         .target(
             name: "TernHardware",
-            dependencies: ["TernCore", "TernNMEA", "TernReceivers", "CTernGPIO", "CTernClock", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "TernCore", "TernNMEA", "TernReceivers", "CTernGPIO", "CTernClock", "CTernBuildInfo",
+                .product(name: "Logging", package: "swift-log"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
         // Durable store-and-forward queue in SQLite (GRDB).
         .target(

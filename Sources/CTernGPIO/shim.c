@@ -217,3 +217,13 @@ void tern_gpio_close(tern_gpio_line *l) {
 
 const char *tern_gpio_api(void) { return "v2"; }
 #endif
+
+const char *tern_gpio_library_version(void) {
+    static char text[64];
+#ifdef GPIOD_LINE_BULK_MAX_LINES
+    snprintf(text, sizeof text, "libgpiod %s (v1 API)", gpiod_version_string());
+#else
+    snprintf(text, sizeof text, "libgpiod %s (v2 API)", gpiod_api_version());
+#endif
+    return text;
+}

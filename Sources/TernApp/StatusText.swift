@@ -5,7 +5,7 @@ import TernCore
 /// words an operator on SSH can act on.
 public enum StatusText {
     /// A report older than this means the daemon is not running (it writes every few seconds).
-    public static let staleAfter: TimeInterval = 60
+    public static let staleAfter: TimeInterval = 30
 
     public static func lines(_ report: StatusReport, now: Date) -> [String] {
         let g = report.gateway

@@ -45,8 +45,9 @@ public enum FixMode: Int, Sendable, Hashable, Codable {
     case threeD = 3
 }
 
-/// A satellite navigation system.
-public enum Constellation: String, Sendable, Hashable, Codable, CaseIterable {
+/// A satellite navigation system. As a dictionary key it encodes as a JSON object key
+/// (`{"gps": 8}`), not as a flat array.
+public enum Constellation: String, Sendable, Hashable, Codable, CaseIterable, CodingKeyRepresentable {
     case gps, glonass, galileo, beidou, qzss, navic, sbas, unknown
 }
 

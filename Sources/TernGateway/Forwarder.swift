@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Synchronization
 import TernCore
@@ -12,6 +13,8 @@ public struct ForwarderStatus: Sendable, Hashable, Codable {
     /// Set while the server refuses our data for good (needs a human).
     public var blockedReason: String?
     public var state = "idle"
+    /// When the server last confirmed positions (wall clock).
+    public var lastSuccessAt: Date?
     /// Positions the server refused too often, moved to the quarantine.
     public var quarantined = 0
     /// Positions sent ahead of the backlog (live first), and the last of them.
@@ -165,6 +168,7 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
         let result = await uplink.send(batch)
         current.withLock { status in
             status.uploaded += Self.deliveredCount(result, batch)
+            if Self.deliveredCount(result, batch) > 0 { status.lastSuccessAt = Date() }
             if result == .delivered {
                 status.batchesSent += 1
                 status.blockedReason = nil

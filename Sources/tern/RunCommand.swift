@@ -17,18 +17,18 @@ extension Tern {
             do {
                 loaded = try TernConfig.load(path: config)
             } catch {
-                FileHandle.standardError.write(Data("tern: \(config): \(error)\n".utf8))
+                ConsoleLog.error("\(config): \(error)")
                 throw ExitCode(ConfigError.exitCode)
             }
-            var logger = Logger(label: "tern", factory: { StreamLogHandler.standardError(label: $0) })
+            var logger = Logger(label: "tern", factory: { ConsoleLog.handler(label: $0) })
             logger.logLevel = Logger.Level(rawValue: loaded.logLevel) ?? .info
             do {
                 try await Daemon(config: loaded, logger: logger).run()
             } catch let error as ConfigError {
-                FileHandle.standardError.write(Data("tern: \(config): \(error)\n".utf8))
+                ConsoleLog.error("\(config): \(error)")
                 throw ExitCode(ConfigError.exitCode)
             } catch {
-                FileHandle.standardError.write(Data("tern: \(error)\n".utf8))
+                ConsoleLog.error("\(error)")
                 throw ExitCode.failure
             }
         }

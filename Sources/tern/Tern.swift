@@ -1,9 +1,11 @@
 import ArgumentParser
+import TernHardware
 
 @main
 struct Tern: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tern",
         abstract: "Tern: a GPS tracking gateway for embedded Linux that never loses a position.",
-        subcommands: [Demo.self, Run.self, Status.self, Queue.self, NMEA.self, Receiver.self, Simulate.self, Connectivity.self])
+        version: BuildInfo.summary,
+        subcommands: [Demo.self, Run.self, Status.self, Queue.self, Config.self, NMEA.self, Receiver.self, Simulate.self, Connectivity.self])
 }

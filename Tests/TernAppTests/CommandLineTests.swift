@@ -43,7 +43,8 @@ import TernTesting
         let dataDirectory = try temporaryDirectory()
         let result = try run(["status", "--data-dir", dataDirectory, "--status-file", dataDirectory + "/status.json", "--json"])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("no status report at \(dataDirectory)/status.json"))
+        #expect(result.stdout.contains("\"health\" : \"not-running\""), "\(result.stdout)")
+        #expect(result.stdout.contains("\"schema\" : 1"))
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))

@@ -25,6 +25,9 @@ tern_gpio_line *tern_gpio_open(const char *chip, int offset, const char *line_na
 /// Sets the logical value (1 = active). Returns 0, or -1 with errno set.
 int tern_gpio_set(tern_gpio_line *line, int value);
 
+/// The libgpiod in use and which API this shim was built for, e.g. "libgpiod 1.6.3 (v1 API)".
+const char *tern_gpio_library_version(void);
+
 /// Releases the line and closes the chip.
 void tern_gpio_close(tern_gpio_line *line);
 

@@ -1,0 +1,22 @@
+import Foundation
+
+extension TernConfig {
+    /// What is valid but probably wrong in this config (a placeholder left in, a device name every Pi
+    /// shares): each a sentence naming the key and the fix.
+    public var warnings: [String] {
+        var warnings: [String] = []
+        if let host = uplink.url?.host?.lowercased(),
+           ["example.com", "example.org", "example.net"].contains(where: { host == $0 || host.hasSuffix("." + $0) }) || host.hasSuffix(".example")
+        {
+            warnings.append("uplink.url points at \(host), a placeholder (RFC 2606): set your server's address")
+        }
+        if ["raspberrypi", "localhost", "debian"].contains(device.lowercased()) {
+            warnings.append(
+                "device is \"\(device)\", a name many boards share: the server would mix their positions; set device to a name of this board's own")
+        }
+        if case .serial = receiver, power == .none {
+            warnings.append("power.method is \"none\": the receiver stays powered and the scheduler cannot save energy (see board/*.toml for the HAT's method)")
+        }
+        return warnings
+    }
+}
