@@ -131,7 +131,12 @@ let package = Package(
             name: "TernStoreTests", dependencies: ["TernStore", "TernCore", "TernTesting"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "TernUplinkTests",
-            dependencies: ["TernUplink", "TernCore", "TernTesting", "TernSimulation"],
+            dependencies: [
+                "TernUplink", "TernCore", "TernTesting", "TernSimulation",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "TernGatewayTests",
