@@ -44,3 +44,18 @@ public enum ResponseClassifier {
         return .retryable(reason: "network error: \(error)")
     }
 }
+
+extension ResponseClassifier {
+    /// The wait a `Retry-After` header asks for: delay-seconds (`120`) or an HTTP date
+    /// (`Wed, 21 Oct 2026 07:28:00 GMT`, counted from `now`); nil when absent or unreadable.
+    public static func retryAfter(_ value: String?, now: Date = Date()) -> Duration? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if let seconds = Int64(value) { return seconds >= 0 ? .seconds(seconds) : nil }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return nil }
+        return .seconds(max(0, Int64(date.timeIntervalSince(now).rounded(.up))))
+    }
+}
