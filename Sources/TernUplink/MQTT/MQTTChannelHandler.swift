@@ -28,6 +28,8 @@ final class MQTTChannelHandler: ChannelInboundHandler {
     private let endpoint: MQTTEndpoint
     /// The first error seen: the reason the connection ends.
     private var failure: MQTTFailure?
+    /// The connection is ready for MQTT (TCP up, and the TLS handshake done with mqtts).
+    private var isOpen = false
 
     init(core: NIOLoopBound<MQTTUplinkCore>, generation: Int, waitsForTLS: Bool, endpoint: MQTTEndpoint) {
         self.core = core
@@ -37,15 +39,18 @@ final class MQTTChannelHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        if !waitsForTLS { core.value.opened(generation: generation) }
+        if !waitsForTLS { open() }
         context.fireChannelActive()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if waitsForTLS, case .handshakeCompleted? = event as? TLSUserEvent {
-            core.value.opened(generation: generation)
-        }
+        if waitsForTLS, case .handshakeCompleted? = event as? TLSUserEvent { open() }
         context.fireUserInboundEventTriggered(event)
+    }
+
+    private func open() {
+        isOpen = true
+        core.value.opened(generation: generation)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -56,13 +61,16 @@ final class MQTTChannelHandler: ChannelInboundHandler {
         if let codecError = error as? MQTTCodecError {
             core.value.malformed(codecError.description, generation: generation)
         } else if failure == nil {
-            failure = MQTTTransportError.classify(error, endpoint: endpoint)
+            failure = MQTTTransportError.classify(error, endpoint: endpoint, duringTLSHandshake: waitsForTLS && !isOpen)
         }
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        core.value.lost(failure ?? .retryable("\(endpoint) closed the connection"), generation: generation)
+        let closed = waitsForTLS && !isOpen
+            ? MQTTTransportError.endedDuringTLSHandshake("it closed the connection", endpoint: endpoint)
+            : .retryable("\(endpoint) closed the connection")
+        core.value.lost(failure ?? closed, generation: generation)
         context.fireChannelInactive()
     }
 }

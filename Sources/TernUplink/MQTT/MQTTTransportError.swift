@@ -6,17 +6,17 @@ import NIOSSL
 /// the fix: certificate problems are permanent (`uplink.ca_file`, the host in `uplink.url`); network
 /// problems are retryable.
 enum MQTTTransportError {
-    static func classify(_ error: any Error, endpoint: MQTTEndpoint) -> MQTTFailure {
+    static func classify(_ error: any Error, endpoint: MQTTEndpoint, duringTLSHandshake: Bool = false) -> MQTTFailure {
         switch error {
         case let error as NIOSSLError:
             if case .handshakeFailed = error {
-                let text = "\(error)"
-                if text.contains("CERTIFICATE_VERIFY_FAILED") {
+                let reason = boringSSLReason(error)
+                if reason.contains("CERTIFICATE_VERIFY_FAILED") {
                     return .permanent(
-                        "the TLS certificate of \(endpoint) is not trusted (\(text)): set uplink.ca_file to the PEM file of the CA that signed it, or check the broker's certificate chain")
+                        "the TLS certificate of \(endpoint) is not trusted (\(reason)): set uplink.ca_file to the PEM file of the CA that signed it, or check the broker's certificate chain")
                 }
                 return .permanent(
-                    "the TLS handshake with \(endpoint) failed (\(text)): check that it serves TLS on that port (mqtts://, usually 8883) and uplink.ca_file")
+                    "the TLS handshake with \(endpoint) failed (\(reason)): check that it serves TLS on that port (mqtts://, usually 8883) and uplink.ca_file")
             }
             return .retryable("the TLS connection to \(endpoint) failed (\(error))")
         case let error as NIOSSLExtraError where "\(error)".contains("failedToValidateHostname"):
@@ -27,8 +27,23 @@ enum MQTTTransportError {
         case let error as NIOConnectionError:
             return .retryable("cannot connect to \(endpoint) (\(describe(error))): is the broker running and reachable? check uplink.url")
         default:
+            if duringTLSHandshake { return endedDuringTLSHandshake("\(error)", endpoint: endpoint) }
             return .retryable("the connection to \(endpoint) failed (\(error))")
         }
+    }
+
+    /// The broker hung up before the TLS handshake completed: a network fault, or no TLS on that port
+    /// (a plain MQTT listener resets a TLS hello). Retryable, as a fault would be, with the likely fix.
+    static func endedDuringTLSHandshake(_ cause: String, endpoint: MQTTEndpoint) -> MQTTFailure {
+        .retryable(
+            "the connection to \(endpoint) ended during the TLS handshake (\(cause)): if this repeats, check that it serves TLS on that port (mqtts://, usually 8883; mqtt:// for plain 1883)")
+    }
+
+    /// BoringSSL's reason code (`CERTIFICATE_VERIFY_FAILED`), or the whole error when there is none.
+    private static func boringSSLReason(_ error: NIOSSLError) -> String {
+        let text = "\(error)"
+        guard let marker = text.range(of: "OPENSSL_internal:") else { return text }
+        return String(text[marker.upperBound...].prefix { $0.isUppercase || $0.isNumber || $0 == "_" })
     }
 
     /// The connection error's causes, without NIO's type names.
