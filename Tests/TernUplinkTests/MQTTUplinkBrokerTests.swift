@@ -153,6 +153,29 @@ struct MQTTUplinkBrokerTests {
         await broker.remove()
     }
 
+    @Test func aConnectionLostWithoutDisconnectLeavesTheOwnTracksWillAndAShutdownDoesNot() async throws {
+        let broker = try await Mosquitto()
+        try await broker.start()
+        let subscriber = try await Subscriber(broker: broker, topic: "owntracks/#")
+        let sut = try makeSUT(
+            broker.url, tuning: .init(keepAlive: .seconds(10), window: 4, responseTimeout: .milliseconds(300)))
+        let isWill: @Sendable (String) -> Bool = { $0.hasPrefix(#"{"_type":"lwt","tst":"#) }
+        #expect(await sut.send(UplinkFixture.batch(1...1)) == .delivered)
+
+        broker.pause()
+        _ = await sut.send(UplinkFixture.batch(2...2))  // no PUBACK: the uplink closes the connection
+        broker.resume()
+
+        #expect(await eventually { subscriber.messages.contains(where: isWill) })
+        #expect(await sut.send(UplinkFixture.batch(2...2)) == .delivered)
+        await sut.shutdown()
+        #expect(try await subscriber.waitForDistinct(2))
+        try await Task.sleep(for: .milliseconds(100))  // time for a will the shutdown would have caused
+        #expect(subscriber.messages.filter(isWill).count == 1)
+        await subscriber.stop()
+        await broker.remove()
+    }
+
     @Test func anIdleConnectionIsKeptOpenByPings() async throws {
         let broker = try await Mosquitto(config: "allow_anonymous true\nlog_type all")
         try await broker.start()
