@@ -9,7 +9,9 @@ import Darwin
 /// Not Foundation's `Process`: that `posix_spawn`s from the calling thread and the child inherits its
 /// signal mask, and the test runner's threads block nearly every signal, SIGTERM included; a daemon
 /// started that way never sees `terminate()` and never exits cleanly. Here the child starts with an
-/// empty mask and default handlers.
+/// empty mask and default handlers, and with none of the test's descriptors beyond stdin, stdout and
+/// stderr: NIO opens its sockets without close-on-exec, and a broker that inherited another test's
+/// listening socket would hold that port (or keep a connection the test closed open).
 public final class ChildProcess: Sendable {
     public let pid: pid_t
     public let path: String
@@ -22,6 +24,7 @@ public final class ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        try Self.closeInheritedDescriptors(&actions)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -45,6 +48,20 @@ public final class ChildProcess: Sendable {
         guard code == 0 else { throw ChildProcessError(description: "cannot start \(path): \(String(cString: strerror(code)))") }
         self.pid = pid
         self.path = path
+    }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later; Swift's Glibc module does not
+    /// declare it): closes every descriptor from 3 up in the child.
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) throws(ChildProcessError) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            throw ChildProcessError(description: "posix_spawn_file_actions_addclosefrom_np is missing: glibc 2.34 or later is needed")
+        }
+        let closeFrom = unsafeBitCast(symbol, to: CloseFrom.self)
+        let code = closeFrom(&actions, 3)
+        guard code == 0 else {
+            throw ChildProcessError(description: "posix_spawn_file_actions_addclosefrom_np failed: \(String(cString: strerror(code)))")
+        }
     }
 
     /// Sends `signal` (no effect once the child has been reaped).

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 import TernTesting
 #if canImport(Glibc)
 import Glibc
@@ -35,17 +36,20 @@ final class Mosquitto: @unchecked Sendable {  // used by one test at a time
     var configFile: URL { directory.appending(path: "mosquitto.conf") }
     var url: URL { URL(string: "mqtt://127.0.0.1:\(port)") ?? directory }
 
-    /// Starts the broker and waits until it accepts connections.
+    /// Starts the broker and waits until it says it is running (its log, not a connection: another
+    /// broker could answer on the port if this one failed to bind it).
     func start() async throws {
+        let starts = log.components(separatedBy: " running").count
         let process = try ChildProcess(Self.path, ["-c", configFile.path])
         self.process = process
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .seconds(5))
         while clock.now < deadline {
             if (try? await process.waitForExit(within: .zero)) != nil { break }
-            if await Self.accepts(port: port) { return }
-            try await Task.sleep(for: .milliseconds(20))
+            if log.components(separatedBy: " running").count > starts { return }
+            try await Task.sleep(for: .milliseconds(10))
         }
+        self.process = nil
         throw BrokerError(description: "mosquitto did not start on port \(port): \(log.suffix(600))")
     }
 
@@ -73,23 +77,23 @@ final class Mosquitto: @unchecked Sendable {  // used by one test at a time
         (try? String(contentsOf: directory.appending(path: "mosquitto.log"), encoding: .utf8)) ?? "(no log)"
     }
 
-    private static func freePort() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0).get()
-        let port = channel.localAddress?.port ?? 0
-        try await channel.close()
-        return port
-    }
+    /// The next port of this test process's own that nothing listens on, below Linux's ephemeral
+    /// range (32768-60999) so that no client connection takes it before the broker binds it.
+    private static let nextPort = Mutex(Int.random(in: 20_000..<30_000))
 
-    private static func accepts(port: Int) async -> Bool {
-        do {
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(host: "127.0.0.1", port: port).get()
-            try? await channel.close()
-            return true
-        } catch {
-            return false
+    private static func freePort() async throws -> Int {
+        for _ in 0..<100 {
+            let port = nextPort.withLock { port in
+                defer { port = port >= 32_000 ? 20_000 : port + 1 }
+                return port
+            }
+            if let channel = try? await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .bind(host: "127.0.0.1", port: port).get() {
+                try await channel.close()
+                return port
+            }
         }
+        throw BrokerError(description: "no free port for mosquitto in 20000-32000")
     }
 }
 

@@ -17,14 +17,15 @@ import TernCore
 /// twice: consumers dedup by `tern_id`). Credentials or certificates the broker refuses are
 /// `.permanent`, naming the keys to fix.
 ///
-/// What a PUBACK promises: the broker has taken the message and will deliver it to current
-/// subscribers (and queue it for absent persistent ones) unless it stops first; it does not promise that
-/// any subscriber got it, nor that it is on disk. mosquitto, for one, keeps messages in memory and
-/// writes them to its persistence file only at `autosave_interval` (30 min by default, if
-/// `persistence true`) and at a clean shutdown: a broker killed or losing power after a PUBACK can lose
-/// the message, and Tern has already deleted it. Where that matters, run the broker with a short
-/// `autosave_interval` (or `autosave_on_changes`), or have the subscriber (e.g. the OwnTracks Recorder)
-/// store what it receives.
+/// What a PUBACK promises: the broker has taken the message and will pass it to the subscribers
+/// connected now (and queue it for absent subscribers with persistent sessions) unless it stops first.
+/// It does not promise that any subscriber got it, nor that it is on disk. mosquitto, for one, keeps
+/// messages in memory; with `persistence true` (Debian's packaged config; mosquitto's own default is
+/// off) it writes them to its database only every `autosave_interval` (30 min by default) and at a
+/// clean shutdown. A broker killed or losing power after a PUBACK can lose what it had not passed on
+/// yet, and Tern has already deleted it. Where that matters, subscribe with something that stores what
+/// it receives (the OwnTracks Recorder does) so messages leave the broker at once, and give mosquitto
+/// a short `autosave_interval` (or `autosave_on_changes true`) for what waits for absent subscribers.
 public final class MQTTUplink: Uplink, Sendable {
     /// Protocol knobs with working defaults (tests shorten them).
     public struct Tuning: Sendable, Hashable {

@@ -85,7 +85,9 @@ final class MQTTUplinkCore {
     }
 
     func lost(_ failure: MQTTFailure, generation: Int) {
-        if generation == self.generation { handle(.transportLost(failure)) }
+        guard generation == self.generation else { return }
+        channel = nil
+        handle(.transportLost(failure))
     }
 
     // MARK: - The loop
@@ -108,10 +110,7 @@ final class MQTTUplinkCore {
             case let .send(packet):
                 write(packet)
             case .closeTransport:
-                generation += 1
-                channel?.flush()
-                channel?.close(promise: nil)
-                channel = nil
+                closeChannel()
             case let .wake(at):
                 schedule(at)
             case let .delivered(sequence):
@@ -123,6 +122,14 @@ final class MQTTUplinkCore {
             }
         }
         channel?.flush()
+    }
+
+    /// Flushes and closes the connection; whatever it reports afterwards is ignored.
+    private func closeChannel() {
+        generation += 1
+        channel?.flush()
+        channel?.close(promise: nil)
+        channel = nil
     }
 
     private func finish(_ failure: MQTTFailure?) {
@@ -137,6 +144,7 @@ final class MQTTUplinkCore {
         do {
             try packet.encode(into: &buffer)
         } catch {
+            closeChannel()
             handle(.transportLost(.permanent("cannot write \(packet.name) (\(error)): check uplink.topic, uplink.username and uplink.password")))
             return
         }
