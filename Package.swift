@@ -13,9 +13,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
@@ -51,12 +51,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        // HTTP uplink (async-http-client) and connectivity monitoring.
+        // Uplinks: Tern's HTTP batches and OwnTracks HTTP (async-http-client), MQTT 3.1.1 (NIO, NIOSSL);
+        // connectivity monitoring.
         .target(
             name: "TernUplink",
             dependencies: [
                 "TernCore", "CTernNetlink",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -153,7 +157,12 @@ let package = Package(
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "TernUplinkTests",
-            dependencies: ["TernUplink", "TernCore", "TernTesting", "TernSimulation", "TernGateway"],
+            dependencies: [
+                "TernUplink", "TernCore", "TernTesting", "TernSimulation", "TernGateway",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             exclude: ["Vectors"], swiftSettings: strict),
         .testTarget(
             name: "TernGatewayTests",

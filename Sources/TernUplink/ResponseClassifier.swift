@@ -12,22 +12,10 @@ public enum ResponseClassifier {
         case 200..<300:
             return .delivered
         case 408, 425, 429, 500..<600:
-            return .retryable(reason: "server answered HTTP \(status)\(detail)", after: retryAfter.flatMap { Self.retryAfter($0, now: now) })
+            return .retryable(reason: "server answered HTTP \(status)\(detail)", after: Self.retryAfter(retryAfter, now: now))
         default:
             return .permanent(reason: "server rejected the batch with HTTP \(status)\(detail): \(hint(for: status))")
         }
-    }
-
-    /// A `Retry-After` value (RFC 9110: delay-seconds or an HTTP-date) as a delay from `now`, at most a day.
-    public static func retryAfter(_ value: String, now: Date) -> Duration? {
-        let text = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(text), seconds >= 0 { return .seconds(min(seconds, 86_400)) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: text) else { return nil }
-        return .seconds(min(max(0, date.timeIntervalSince(now)), 86_400))
     }
 
     /// Whether a transport error means the server took the connection and closed it without an answer:
@@ -62,5 +50,20 @@ public enum ResponseClassifier {
             return .retryable(reason: "network error: \(httpError)")
         }
         return .retryable(reason: "network error: \(error)")
+    }
+}
+
+extension ResponseClassifier {
+    /// The wait a `Retry-After` header asks for: delay-seconds (`120`) or an HTTP date
+    /// (`Wed, 21 Oct 2026 07:28:00 GMT`, counted from `now`); nil when absent or unreadable.
+    public static func retryAfter(_ value: String?, now: Date = Date()) -> Duration? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if let seconds = Int64(value) { return seconds >= 0 ? .seconds(seconds) : nil }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return nil }
+        return .seconds(max(0, Int64(date.timeIntervalSince(now).rounded(.up))))
     }
 }
