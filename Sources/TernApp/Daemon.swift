@@ -54,7 +54,7 @@ public struct Daemon: Sendable {
                 receiverOptions: receiverOptions(chipset: chipset), memory: queue)
             parts.synchronisedTime = SystemClock.synchronisedTime
             try await run(
-                Pipeline(config: config, parts: parts, httpClient: httpClient, clock: ContinuousClock(), logger: logger),
+                try Pipeline(config: config, parts: parts, httpClient: httpClient, clock: ContinuousClock(), logger: logger),
                 extra: [maintenance(queue)])
         case let .simulated(speed, seed):
             let board = try SimulatedBoard(speed: speed, seed: seed)
@@ -72,7 +72,7 @@ public struct Daemon: Sendable {
                 uplinkURL: try uplinkURL(collector: collector), connectivity: NetlinkConnectivity(logger: logger.labelled("tern.connectivity")),
                 receiverOptions: .init(dateReference: { [start = board.gps.utc(at: 0)] in .notBefore(start) }))
             try await run(
-                Pipeline(config: config, parts: parts, httpClient: httpClient, clock: board.clock, logger: logger),
+                try Pipeline(config: config, parts: parts, httpClient: httpClient, clock: board.clock, logger: logger),
                 extra: [board.service, maintenance(queue)])
             let checked = audit.summary
             if checked.isClean {
@@ -97,6 +97,7 @@ public struct Daemon: Sendable {
         logger.notice("tern running", metadata: ["device": "\(config.device)", "queue": "\(config.queuePath)"])
         defer { try? notifier.stopping() }
         try await group.run()
+        await pipeline.shutdownUplink()
     }
 
     /// The queue's housekeeping every 5 minutes: checkpoint, maximum age, ballast (`SQLitePositionQueue.maintain`).

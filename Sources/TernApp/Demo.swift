@@ -43,7 +43,7 @@ public struct Demo: Sendable {
         let network = ManualConnectivity()
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPUplink.clientConfiguration())
         let referenceDate = board.gps.utc(at: 0)
-        let pipeline = Pipeline(
+        let pipeline = try Pipeline(
             config: config,
             parts: .init(
                 queue: queue, serialPort: board.serialPort, powerSwitch: board.power, uplinkURL: collector.url,

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import NIOPosix
 import ServiceLifecycle
 import TernCore
 import TernGateway
@@ -15,6 +16,8 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
     public let forwarder: Forwarder<C>
     public let queue: any PositionQueue
     public let receiver: NMEAReceiver
+    /// How positions leave the board (`uplink.protocol`).
+    public let uplink: any Uplink
 
     public struct Parts: Sendable {
         public var queue: any PositionQueue
@@ -44,12 +47,17 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    public init(config: TernConfig, parts: Parts, httpClient: HTTPClient, clock: C, logger: Logger) {
+    /// Throws `ConfigError` for uplink settings that cannot work (a CA file without certificates, …).
+    public init(config: TernConfig, parts: Parts, httpClient: HTTPClient, clock: C, logger: Logger) throws {
         queue = parts.queue
         receiver = NMEAReceiver(
             serialPort: parts.serialPort, powerSwitch: parts.powerSwitch,
             options: parts.receiverOptions, logger: logger.labelled("tern.receiver"), clock: clock)
-        let uplink = Self.uplink(config: config, url: parts.uplinkURL, httpClient: httpClient, logger: logger.labelled("tern.uplink"))
+        do {
+            uplink = try Self.uplink(config: config, url: parts.uplinkURL, httpClient: httpClient, logger: logger.labelled("tern.uplink"))
+        } catch {
+            throw ConfigError(key: error.key, error.message)
+        }
         forwarder = Forwarder(
             queue: queue, uplink: uplink, connectivity: parts.connectivity, backoff: config.uplink.backoff,
             batchSize: config.uplink.batchSize, maxRecordAttempts: config.uplink.maxRecordAttempts,
@@ -63,7 +71,7 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// The uplink `uplink.protocol` names.
-    static func uplink(config: TernConfig, url: URL, httpClient: HTTPClient, logger: Logger) -> any Uplink {
+    static func uplink(config: TernConfig, url: URL, httpClient: HTTPClient, logger: Logger) throws(UplinkConfigError) -> any Uplink {
         let settings = config.uplink
         switch settings.protocol {
         case .tern:
@@ -72,9 +80,22 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
             return TraccarUplink(
                 url: url, device: config.device, format: settings.traccarFormat, httpClient: httpClient, parallel: settings.parallel,
                 timeout: settings.timeout, logger: logger)
-        case .owntracksHTTP, .mqtt:
-            preconditionFailure("uplink.protocol \(settings.protocol.rawValue) is refused by the config reader in this build")
+        case .owntracksHTTP:
+            return try OwnTracksHTTPUplink(
+                url: url, device: config.device, username: settings.username, password: settings.password,
+                trackerID: settings.trackerID, httpClient: httpClient, timeout: settings.timeout, logger: logger)
+        case .mqtt:
+            return try MQTTUplink(
+                url: url, device: config.device, topic: settings.topic, username: settings.username, password: settings.password,
+                caFile: settings.caFile, trackerID: settings.trackerID, timeout: settings.timeout,
+                group: MultiThreadedEventLoopGroup.singleton, logger: logger)
         }
+    }
+
+    /// Ends the uplink's own connection cleanly (MQTT: DISCONNECT, so the broker does not publish the
+    /// last will as if the board had died).
+    public func shutdownUplink() async {
+        if let mqtt = uplink as? MQTTUplink { await mqtt.shutdown() }
     }
 
     /// The gateway and forwarder as services, in start order.

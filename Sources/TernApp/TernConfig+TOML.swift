@@ -122,9 +122,6 @@ extension TernConfig {
         }
         let proto = Uplink.Wire(
             rawValue: try table.choice("protocol", Uplink.Wire.allCases.map(\.rawValue), default: "tern")) ?? .tern
-        if proto == .owntracksHTTP || proto == .mqtt {
-            throw ConfigError(key: "uplink.protocol", "\(proto.rawValue) is not wired in this build yet; use \"tern\" or \"traccar\"")
-        }
         if localCollector && proto != .tern {
             throw ConfigError(key: "uplink.local_collector", "the local collector speaks Tern's protocol: remove uplink.protocol or the collector")
         }

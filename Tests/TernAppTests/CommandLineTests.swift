@@ -32,6 +32,22 @@ import TernTesting
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
+    func anUplinkSettingThatCannotWorkExitsWith78NamingTheKey() throws {
+        let config = try writeConfig("""
+            data_dir = "\(try temporaryDirectory())"
+            [receiver]
+            kind = "simulated"
+            [uplink]
+            protocol = "owntracks-http"
+            url = "http://127.0.0.1:1/pub"
+            tracker_id = "TOO-LONG"
+            """)
+        let result = try run(["run", "--config", config])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("uplink.tracker_id"), "\(result.stderr)")
+    }
+
+    @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
     func missingConfigExitsWith78() throws {
         let result = try run(["run", "--config", "/nonexistent/tern.toml"])
         #expect(result.status == 78)

@@ -28,6 +28,24 @@ import TernUplink
         #expect(sut.uplink.traccarFormat == .query)
     }
 
+    @Test func mqttTakesABrokerURLTopicAndCredentials() throws {
+        let sut = try TernConfig.parse("""
+            [uplink]
+            protocol = "mqtt"
+            url = "mqtts://broker.example.net:8883"
+            topic = "owntracks/alice/van"
+            username = "alice"
+            password = "secret"
+            """)
+        #expect(sut.uplink.protocol == .mqtt)
+        #expect(sut.uplink.url?.scheme == "mqtts")
+        #expect(sut.uplink.topic == "owntracks/alice/van")
+    }
+
+    @Test func anMQTTTopicWithAWildcardIsAnError() {
+        expectError("[uplink]\nprotocol = \"mqtt\"\nurl = \"mqtt://b\"\ntopic = \"owntracks/#\"\n", key: "uplink.topic", mentioning: "wildcards")
+    }
+
     @Test func theTernProtocolSendsTheNewestFirstByDefault() throws {
         #expect(try TernConfig.parse(Self.minimal).uplink.liveFirst)
     }
