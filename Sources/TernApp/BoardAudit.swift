@@ -4,10 +4,10 @@ import Synchronization
 import TernCore
 import TernSimulation
 
-/// Checks every position stored on the simulated board against what the board knows and Tern does
-/// not: it was measured after the power-on that produced it (never a leftover of an earlier power
-/// cycle), and it lies within the fix noise of the simulated route at its own time (its time is
-/// when it was measured). `tern demo` fails and `tern run` on the simulated board warns otherwise.
+/// Checks every position accepted and stored on the simulated board against what the board knows and
+/// Tern does not: it was measured after the power-on of the cycle that delivered it (never a leftover
+/// of an earlier power cycle; judged when the filter accepts it), and it lies within the fix noise of
+/// the simulated route at its own time (its time is when it was measured). `tern demo` fails and `tern run` on the simulated board warns otherwise.
 public final class BoardAudit: Sendable {
     public struct Summary: Sendable, Codable, Equatable {
         public var checked = 0
@@ -55,21 +55,25 @@ public final class BoardAudit: Sendable {
 
     public var summary: Summary { state.withLock { $0.summary } }
 
-    /// Checks a position as it is stored.
+    /// Checks a fix the moment the filter accepts it (it may be written a moment later, in a group
+    /// commit, perhaps after the next power-on): measured after the power-on that produced it.
+    public func accepted(_ fix: Fix) {
+        let accepted = now()
+        guard let poweredOn = state.withLock({ $0.powerOns.last { $0 <= accepted } }), fix.time < utc(poweredOn) else { return }
+        state.withLock { $0.summary.stale += 1 }
+        logger.error(
+            "simulated board: an accepted position was measured before the power-on that produced it (a leftover)",
+            metadata: ["fix_time": "\(WireTime.format(fix.time))", "powered_on": "\(WireTime.format(utc(poweredOn)))"])
+    }
+
+    /// Checks a position as it is stored: within the fix noise of the route at its time.
     public func stored(_ position: Position) {
         let fix = position.fix
-        let stored = now()
         let error = Geodesy.distance(fix.coordinate, truth(fix.time))
-        let (poweredOn, bound) = state.withLock { state in
+        let bound = state.withLock { state in
             state.summary.checked += 1
             state.summary.worstErrorM = max(state.summary.worstErrorM, error)
-            return (state.powerOns.last { $0 <= stored }, state.summary.noiseBoundM)
-        }
-        if let poweredOn, fix.time < utc(poweredOn) {
-            state.withLock { $0.summary.stale += 1 }
-            logger.error(
-                "simulated board: a stored position was measured before the power-on that produced it (a leftover)",
-                metadata: ["fix_time": "\(WireTime.format(fix.time))", "powered_on": "\(WireTime.format(utc(poweredOn)))"])
+            return state.summary.noiseBoundM
         }
         if error > bound {
             state.withLock { $0.summary.untrue += 1 }

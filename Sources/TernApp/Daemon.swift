@@ -67,10 +67,11 @@ public struct Daemon: Sendable {
             }
             // Every stored position is checked against the board's truth (freshness, position).
             let audit = BoardAudit(board: board, logger: logger.labelled("tern.board"))
-            let parts = Pipeline<ScaledClock>.Parts(
+            var parts = Pipeline<ScaledClock>.Parts(
                 queue: RecordingQueue(queue, stored: audit.stored), serialPort: board.serialPort, powerSwitch: board.power,
                 uplinkURL: try uplinkURL(collector: collector), connectivity: NetlinkConnectivity(logger: logger.labelled("tern.connectivity")),
                 receiverOptions: .init(dateReference: { [start = board.gps.utc(at: 0)] in .notBefore(start) }))
+            parts.accepted = audit.accepted
             try await run(
                 try Pipeline(config: config, parts: parts, httpClient: httpClient, clock: board.clock, logger: logger),
                 extra: [board.service, maintenance(queue)])

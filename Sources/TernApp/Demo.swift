@@ -43,12 +43,11 @@ public struct Demo: Sendable {
         let network = ManualConnectivity()
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPUplink.clientConfiguration())
         let referenceDate = board.gps.utc(at: 0)
-        let pipeline = try Pipeline(
-            config: config,
-            parts: .init(
-                queue: queue, serialPort: board.serialPort, powerSwitch: board.power, uplinkURL: collector.url,
-                connectivity: network, receiverOptions: .init(dateReference: { .notBefore(referenceDate) })),
-            httpClient: httpClient, clock: board.clock, logger: logger)
+        var parts = Pipeline<ScaledClock>.Parts(
+            queue: queue, serialPort: board.serialPort, powerSwitch: board.power, uplinkURL: collector.url,
+            connectivity: network, receiverOptions: .init(dateReference: { .notBefore(referenceDate) }))
+        parts.accepted = audit.accepted
+        let pipeline = try Pipeline(config: config, parts: parts, httpClient: httpClient, clock: board.clock, logger: logger)
 
         let script = NetworkScript(options: options, collector: collector, network: network, clock: board.clock, logger: logger)
         let reporter = TaskService("status") { [options] in

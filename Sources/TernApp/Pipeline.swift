@@ -31,6 +31,8 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
         /// UTC now when the system clock is synchronised, else nil (`SystemClock.synchronisedTime` on a
         /// real board; nil on the simulated one, whose receiver lives on its own time).
         public var synchronisedTime: @Sendable () -> Date? = { nil }
+        /// Told of every accepted fix the moment the filter accepts it (the simulated board's audit).
+        public var accepted: @Sendable (Fix) -> Void = { _ in }
 
         public init(
             queue: any PositionQueue, serialPort: any SerialPort, powerSwitch: any PowerSwitch, uplinkURL: URL,
@@ -67,6 +69,7 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
             receiver: receiver, filter: StandardLocationFilter(options: config.filter), queue: queue,
             forwarder: forwarder, scheduler: FixScheduler(options: config.scheduler), clock: clock,
             memory: parts.memory, synchronisedTime: parts.synchronisedTime, commitWindow: config.store.commitWindow,
+            accepted: parts.accepted,
             logger: logger.labelled("tern.gateway"))
     }
 

@@ -22,6 +22,8 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     private let memory: (any SchedulerMemoryStore)?
     private let wallClock: @Sendable () -> Date
     private let synchronisedTime: @Sendable () -> Date?
+    /// Told of every fix the filter accepts, at once (before it is written): the simulated board's audit.
+    private let accepted: @Sendable (Fix) -> Void
     private var freshness = FixFreshness()
     private var memorySavedAt: Duration?
     private let start: C.Instant
@@ -49,8 +51,10 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         memory: (any SchedulerMemoryStore)? = nil, wallClock: @escaping @Sendable () -> Date = { Date() },
         synchronisedTime: @escaping @Sendable () -> Date? = { nil },
         memorySaveInterval: Duration = .seconds(300), commitWindow: GroupCommit.Window = .immediate,
-        maxPendingWrites: Int = 10_000, logger: Logger = Logger(label: "tern.gateway")
+        maxPendingWrites: Int = 10_000, accepted: @escaping @Sendable (Fix) -> Void = { _ in },
+        logger: Logger = Logger(label: "tern.gateway")
     ) {
+        self.accepted = accepted
         self.memory = memory
         self.wallClock = wallClock
         self.synchronisedTime = synchronisedTime
@@ -201,6 +205,7 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         case let .accept(fix):
             current.fixesAccepted += 1
             current.lastAccepted = fix
+            accepted(fix)
             return true
         }
     }

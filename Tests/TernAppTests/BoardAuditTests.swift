@@ -28,12 +28,24 @@ import TernTesting
         #expect(sut.summary.checked == 1 && sut.summary.isClean)
     }
 
-    @Test func aPositionMeasuredBeforeThePowerOnThatStoredItIsALeftover() async throws {
+    @Test func aFixAcceptedAfterAPowerOnButMeasuredBeforeItIsALeftover() async throws {
         let (board, sut) = try rig()
         try await board.power.setPower(on: true)
         // The board's clock is at ~0 s: a fix of second -60 was measured in an earlier power cycle.
-        sut.stored(position(board, second: -60))
+        sut.accepted(position(board, second: -60).fix)
         #expect(sut.summary.stale == 1)
+    }
+
+    @Test func aFixAcceptedInItsOwnPowerCycleIsFreshWhenItIsWrittenLater() async throws {
+        let (board, sut) = try rig()
+        try await board.power.setPower(on: true)
+        let fix = position(board, second: 0.5).fix
+        sut.accepted(fix)
+        // The group commit writes it after the next power-on: still fresh.
+        try await board.power.setPower(on: false)
+        try await board.power.setPower(on: true)
+        sut.stored(Position(fix: fix))
+        #expect(sut.summary.isClean)
     }
 
     @Test func aPositionFartherFromTheRouteThanTheNoiseIsUntrue() async throws {
