@@ -91,6 +91,20 @@ void tern_gpio_close(tern_gpio_line *l) {
 
 const char *tern_gpio_api(void) { return "v1"; }
 
+
+int tern_gpio_probe(const char *chip_name, int offset, const char *line_name, char *holder, size_t holder_len) {
+    copy_holder(holder, holder_len, "");
+    if (chip_name == NULL || (offset < 0 && line_name == NULL)) { errno = EINVAL; return -TERN_GPIO_CHIP; }
+    struct gpiod_chip *chip = gpiod_chip_open_lookup(chip_name);
+    if (chip == NULL) { if (errno == 0) errno = ENOENT; return -TERN_GPIO_CHIP; }
+    struct gpiod_line *line = offset >= 0 ? gpiod_chip_get_line(chip, (unsigned)offset) : gpiod_chip_find_line(chip, line_name);
+    if (line == NULL) { int saved = errno ? errno : ENOENT; gpiod_chip_close(chip); errno = saved; return -TERN_GPIO_LINE; }
+    int used = gpiod_line_is_used(line);
+    if (used) copy_holder(holder, holder_len, gpiod_line_consumer(line));
+    gpiod_chip_close(chip);
+    return used ? 1 : 0;
+}
+
 #else
 // ---------------------------------------------------------------- libgpiod v2
 #include <dirent.h>
@@ -216,6 +230,22 @@ void tern_gpio_close(tern_gpio_line *l) {
 }
 
 const char *tern_gpio_api(void) { return "v2"; }
+
+int tern_gpio_probe(const char *chip_name, int offset, const char *line_name, char *holder, size_t holder_len) {
+    copy_holder(holder, holder_len, "");
+    if (chip_name == NULL || (offset < 0 && line_name == NULL)) { errno = EINVAL; return -TERN_GPIO_CHIP; }
+    struct gpiod_chip *chip = open_chip(chip_name);
+    if (chip == NULL) return -TERN_GPIO_CHIP;
+    int resolved = offset >= 0 ? offset : gpiod_chip_get_line_offset_from_name(chip, line_name);
+    struct gpiod_line_info *info = resolved >= 0 ? gpiod_chip_get_line_info(chip, (unsigned int)resolved) : NULL;
+    if (info == NULL) { gpiod_chip_close(chip); errno = ENOENT; return -TERN_GPIO_LINE; }
+    int used = gpiod_line_info_is_used(info);
+    if (used) copy_holder(holder, holder_len, gpiod_line_info_get_consumer(info));
+    gpiod_line_info_free(info);
+    gpiod_chip_close(chip);
+    return used ? 1 : 0;
+}
+
 #endif
 
 const char *tern_gpio_library_version(void) {

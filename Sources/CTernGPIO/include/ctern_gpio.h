@@ -25,6 +25,10 @@ tern_gpio_line *tern_gpio_open(const char *chip, int offset, const char *line_na
 /// Sets the logical value (1 = active). Returns 0, or -1 with errno set.
 int tern_gpio_set(tern_gpio_line *line, int value);
 
+/// Looks at one line without requesting it: 0 free, 1 in use (its consumer in `holder`), or
+/// -TERN_GPIO_CHIP / -TERN_GPIO_LINE with errno set when the chip or the line is not there.
+int tern_gpio_probe(const char *chip, int offset, const char *line_name, char *holder, size_t holder_len);
+
 /// The libgpiod in use and which API this shim was built for, e.g. "libgpiod 1.6.3 (v1 API)".
 const char *tern_gpio_library_version(void);
 
