@@ -48,14 +48,17 @@ public struct Daemon: Sendable {
             try await TermiosSerialPort.open(path: device, baudRate: baud).close()
             let serialPort = ReconnectingSerialPort(path: device, baudRate: baud, logger: logger.labelled("tern.serial"))
             let chipset = ChipsetWatch(configured: config.receiverOptions.chipset, logger: logger.labelled("tern.receiver"))
+            let tap = ControlTap()
+            var options = receiverOptions(chipset: chipset)
+            options.onBytes = { tap.bytes($0) }
             var parts = Pipeline<ContinuousClock>.Parts(
                 queue: queue, serialPort: serialPort, powerSwitch: try makePowerSwitch(serialPort: serialPort),
                 uplinkURL: try uplinkURL(collector: nil), connectivity: NetlinkConnectivity(logger: logger.labelled("tern.connectivity")),
-                receiverOptions: receiverOptions(chipset: chipset), memory: queue)
+                receiverOptions: options, memory: queue)
             parts.synchronisedTime = SystemClock.synchronisedTime
-            try await run(
-                try Pipeline(config: config, parts: parts, httpClient: httpClient, clock: ContinuousClock(), logger: logger),
-                extra: [maintenance(queue)])
+            parts.seen = { tap.fix($0) }
+            let pipeline = try Pipeline(config: config, parts: parts, httpClient: httpClient, clock: ContinuousClock(), logger: logger)
+            try await run(pipeline, extra: [maintenance(queue), control(pipeline, tap: tap, port: serialPort)])
         case let .simulated(speed, seed):
             let board = try SimulatedBoard(speed: speed, seed: seed)
             var collector: Collector?
@@ -67,14 +70,16 @@ public struct Daemon: Sendable {
             }
             // Every stored position is checked against the board's truth (freshness, position).
             let audit = BoardAudit(board: board, logger: logger.labelled("tern.board"))
+            let tap = ControlTap()
             var parts = Pipeline<ScaledClock>.Parts(
                 queue: RecordingQueue(queue, stored: audit.stored), serialPort: board.serialPort, powerSwitch: board.power,
                 uplinkURL: try uplinkURL(collector: collector), connectivity: NetlinkConnectivity(logger: logger.labelled("tern.connectivity")),
                 receiverOptions: .init(dateReference: { [start = board.gps.utc(at: 0)] in .notBefore(start) }))
+            parts.receiverOptions.onBytes = { tap.bytes($0) }
             parts.accepted = audit.accepted
-            try await run(
-                try Pipeline(config: config, parts: parts, httpClient: httpClient, clock: board.clock, logger: logger),
-                extra: [board.service, maintenance(queue)])
+            parts.seen = { tap.fix($0) }
+            let pipeline = try Pipeline(config: config, parts: parts, httpClient: httpClient, clock: board.clock, logger: logger)
+            try await run(pipeline, extra: [board.service, maintenance(queue), control(pipeline, tap: tap, port: board.serialPort)])
             let checked = audit.summary
             if checked.isClean {
                 logger.notice(
@@ -99,6 +104,14 @@ public struct Daemon: Sendable {
         defer { try? notifier.stopping() }
         try await group.run()
         await pipeline.shutdownUplink()
+    }
+
+    /// The control socket: live status, the receiver's bytes tapped, commands written to it.
+    private func control<C: Clock>(_ pipeline: Pipeline<C>, tap: ControlTap, port: any SerialPort) -> any Service where C.Duration == Duration {
+        let started = Date()
+        return ControlServer(
+            path: config.controlSocket, tap: tap, status: { [config] in await pipeline.statusReport(config: config, started: started) },
+            write: { try await port.write($0) }, logger: logger.labelled("tern.control"))
     }
 
     /// The queue's housekeeping every 5 minutes: checkpoint, maximum age, ballast (`SQLitePositionQueue.maintain`).

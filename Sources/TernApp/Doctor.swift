@@ -264,7 +264,7 @@ public struct Doctor: Sendable {
     // MARK: - System helpers
 
     /// The device behind a path (symlinks such as /dev/serial0 resolved), nil when missing.
-    static func resolve(_ device: String) -> String? {
+    public static func resolve(_ device: String) -> String? {
         guard FileManager.default.fileExists(atPath: device) else { return nil }
         return (try? FileManager.default.destinationOfSymbolicLink(atPath: device)).map {
             $0.hasPrefix("/") ? $0 : ((device as NSString).deletingLastPathComponent as NSString).appendingPathComponent($0)
@@ -278,7 +278,7 @@ public struct Doctor: Sendable {
     }
 
     /// Processes with `path` open: (pid, command name), from /proc/*/fd.
-    static func holders(of path: String, procRoot: String) -> [(pid: Int32, name: String)] {
+    public static func holders(of path: String, procRoot: String) -> [(pid: Int32, name: String)] {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: procRoot) else { return [] }
         var result: [(Int32, String)] = []
         for entry in entries {

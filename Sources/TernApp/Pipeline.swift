@@ -33,6 +33,8 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
         public var synchronisedTime: @Sendable () -> Date? = { nil }
         /// Told of every accepted fix the moment the filter accepts it (the simulated board's audit).
         public var accepted: @Sendable (Fix) -> Void = { _ in }
+        /// Told of every fix the receiver reports (the control socket's tap).
+        public var seen: @Sendable (Fix) -> Void = { _ in }
 
         public init(
             queue: any PositionQueue, serialPort: any SerialPort, powerSwitch: any PowerSwitch, uplinkURL: URL,
@@ -69,7 +71,7 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
             receiver: receiver, filter: StandardLocationFilter(options: config.filter), queue: queue,
             forwarder: forwarder, scheduler: FixScheduler(options: config.scheduler), clock: clock,
             memory: parts.memory, synchronisedTime: parts.synchronisedTime, commitWindow: config.store.commitWindow,
-            accepted: parts.accepted,
+            accepted: parts.accepted, seen: parts.seen,
             logger: logger.labelled("tern.gateway"))
     }
 

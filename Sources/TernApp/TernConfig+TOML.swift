@@ -30,7 +30,7 @@ extension TernConfig {
             throw ConfigError(key: "", "not valid TOML: \(error)")
         }
         var root = ConfigReader(table: table, prefix: "")
-        try root.rejectUnknownKeys(known: ["device", "data_dir", "status_file", "log_level", "receiver", "power", "scheduler", "filter", "uplink", "store"])
+        try root.rejectUnknownKeys(known: ["device", "data_dir", "status_file", "control_socket", "log_level", "receiver", "power", "scheduler", "filter", "uplink", "store"])
         let config = try read(&root, table: table)
         try root.rejectUnknownKeys()
         return config
@@ -110,6 +110,9 @@ extension TernConfig {
             scheduler: scheduler, filter: filter, uplink: uplink, logLevel: logLevel)
         config.receiverOptions = receiverOptions
         config.statusFile = statusFile
+        config.controlSocket = try root.string("control_socket", default: defaultControlSocket, pattern: "a socket path such as /run/tern/control.sock") {
+            !$0.isEmpty && !$0.hasSuffix("/") && $0.utf8.count < 100
+        }
         config.store = store
         return config
     }

@@ -125,6 +125,8 @@ public struct TernConfig: Sendable, Equatable {
     public var dataDirectory: String
     /// Where `tern run` publishes its status for `tern status` (tmpfs by default: no flash wear).
     public var statusFile = TernConfig.defaultStatusFile
+    /// The daemon's control socket (`tern nmea tail`, `tern receiver send`, `tern status` go through it).
+    public var controlSocket = TernConfig.defaultControlSocket
     public var receiver: Receiver
     public var receiverOptions = ReceiverOptions()
     public var power: Power
@@ -137,6 +139,7 @@ public struct TernConfig: Sendable, Equatable {
 
     /// systemd's `RuntimeDirectory=tern` (see deploy/tern.service).
     public static let defaultStatusFile = "/run/tern/status.json"
+    public static let defaultControlSocket = "/run/tern/control.sock"
 
     /// Path of the SQLite queue inside the data directory.
     public var queuePath: String { (dataDirectory as NSString).appendingPathComponent("queue.sqlite") }

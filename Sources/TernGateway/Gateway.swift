@@ -24,6 +24,8 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     private let synchronisedTime: @Sendable () -> Date?
     /// Told of every fix the filter accepts, at once (before it is written): the simulated board's audit.
     private let accepted: @Sendable (Fix) -> Void
+    /// Told of every fix the receiver reports (the control socket's tap).
+    private let seen: @Sendable (Fix) -> Void
     private var freshness = FixFreshness()
     private var memorySavedAt: Duration?
     private let start: C.Instant
@@ -52,9 +54,10 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         synchronisedTime: @escaping @Sendable () -> Date? = { nil },
         memorySaveInterval: Duration = .seconds(300), commitWindow: GroupCommit.Window = .immediate,
         maxPendingWrites: Int = 10_000, accepted: @escaping @Sendable (Fix) -> Void = { _ in },
-        logger: Logger = Logger(label: "tern.gateway")
+        seen: @escaping @Sendable (Fix) -> Void = { _ in }, logger: Logger = Logger(label: "tern.gateway")
     ) {
         self.accepted = accepted
+        self.seen = seen
         self.memory = memory
         self.wallClock = wallClock
         self.synchronisedTime = synchronisedTime
@@ -113,6 +116,7 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
 
     /// Handles one fix from the receiver. Exposed for the run loop; tests drive it through a fake receiver.
     func handle(_ fix: Fix) async {
+        seen(fix)
         // No-fix epochs (still acquiring) only tell the scheduler whether satellites are heard.
         let usable = fix.quality.isUsable
         defer { if usable { current.fixesSeen += 1 } else { current.noFixEpochs += 1 } }

@@ -41,6 +41,9 @@ public final class NMEAReceiver: GPSReceiver {
         public var baudScan: BaudScanner.Options
         /// Called with every checksum-valid sentence, in the reading task (e.g. to show raw NMEA).
         public var onSentence: (@Sendable (NMEASentence) -> Void)?
+        /// Called with every chunk read from the port, before framing (the control socket's tap: binary
+        /// replies such as UBX acknowledgements included).
+        public var onBytes: (@Sendable ([UInt8]) -> Void)?
         /// No byte for this long completes the open epoch (until the cycle's last sentence is learnt, and
         /// for cycles that end otherwise). Doubled, up to `maxQuietGap`, when a cycle's sentences come
         /// after it (a receiver that pauses inside its cycle).

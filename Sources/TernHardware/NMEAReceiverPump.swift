@@ -14,6 +14,7 @@ actor NMEAReceiverPump {
     private let maxLineLength: Int
     private let autobaud: Bool
     private let onSentence: (@Sendable (NMEASentence) -> Void)?
+    private let onBytes: (@Sendable ([UInt8]) -> Void)?
     private let link: ReceiverLink
     private let scanner: BaudScanner
     private let logger: Logger
@@ -45,6 +46,7 @@ actor NMEAReceiverPump {
         self.maxLineLength = options.maxLineLength
         self.autobaud = options.autobaud
         self.onSentence = options.onSentence
+        self.onBytes = options.onBytes
         self.link = link
         self.scanner = scanner
         self.logger = logger
@@ -148,6 +150,7 @@ actor NMEAReceiverPump {
     }
 
     private func process(_ bytes: [UInt8]) {
+        onBytes?(bytes)
         actOnBoundaries()
         let framerBefore = framer.stats
         let assemblerBefore = assembler.stats

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import TernApp
 import TernCore
 import TernHardware
 import TernNMEA
@@ -28,6 +29,15 @@ extension Tern.NMEA {
         @Flag(help: "When the receiver seems to talk at another baud rate, try them all and keep the one that works.")
         var autobaud = false
 
+        @Option(help: "The daemon's control socket (default: the config's control_socket, else /run/tern/control.sock).")
+        var controlSocket: String?
+
+        @Option(help: "The config that names the control socket.")
+        var config = "/etc/tern/tern.toml"
+
+        @Flag(help: "Open the UART even when another process holds it.")
+        var force = false
+
         func validate() throws {
             guard TermiosSerialPort.supportedBaudRates[baud] != nil else {
                 throw ValidationError("--baud must be one of 4800, 9600, 19200, 38400, 57600, 115200, got \(baud)")
@@ -35,6 +45,20 @@ extension Tern.NMEA {
         }
 
         func run() async throws {
+            var problem: String?
+            let socket = ControlSocketPath.resolve(explicit: controlSocket, config: config)
+            if let client = ControlClient(path: socket, error: &problem) {
+                try await tailDaemon(client, path: socket)
+                return
+            }
+            if let problem {
+                FileHandle.standardError.write(Data("tern: \(problem)\n".utf8))
+                throw ExitCode.failure
+            }
+            do { try ControlSocketPath.refuseIfHeld(device, force: force) } catch {
+                FileHandle.standardError.write(Data("tern: \(error)\n".utf8))
+                throw ExitCode.failure
+            }
             try await probe()
             let logger = Logger(label: "tern.nmea", factory: { _ in SwiftLogNoOpLogHandler() })
             let port = ReconnectingSerialPort(path: device, baudRate: baud, logger: logger)
@@ -55,6 +79,20 @@ extension Tern.NMEA {
                 group.cancelAll()
             }
             await port.close()
+        }
+
+        /// What the running daemon reads, through its control socket: its fixes, and with --raw the sentences.
+        private func tailDaemon(_ client: ControlClient, path: String) async throws {
+            emit("the tern daemon's receiver, through \(path); Ctrl-C to stop")
+            emit(FixLine.header)
+            var framer = NMEAFramer()
+            for await message in client.send(ControlMessage(command: "tap")) {
+                if raw, let text = message.bytes, let bytes = Data(base64Encoded: text) {
+                    for sentence in framer.append(Array(bytes)) { emit("  " + sentence.raw) }
+                }
+                if let fix = message.fix { emit(FixLine(fix).description) }
+            }
+            emit("the daemon closed the connection (stopped?)")
         }
 
         /// Opens the device once so a missing, forbidden or busy device fails at once, naming the fix.

@@ -20,9 +20,26 @@ struct ReceiverPortOptions: ParsableArguments {
     @Option(help: "The receiver's current baud rate: 4800, 9600, 19200, 38400, 57600 or 115200.")
     var baud = 9600
 
-    /// Opens the port, turning a failure into a message and exit code 1.
-    func open() throws -> TermiosSerialPort {
+    @Option(help: "The daemon's control socket (default: the config's control_socket, else /run/tern/control.sock).")
+    var controlSocket: String?
+
+    @Option(help: "The config that names the control socket.")
+    var config = "/etc/tern/tern.toml"
+
+    @Flag(help: "Open the UART even when another process holds it.")
+    var force = false
+
+    /// While `tern run` holds the receiver, its control socket; otherwise the UART (refused when another
+    /// process holds it). A failure becomes a message and exit code 1.
+    func open() throws -> any ReceiverLine {
+        var problem: String?
+        if let daemon = DaemonLine(path: ControlSocketPath.resolve(explicit: controlSocket, config: config), error: &problem) {
+            FileHandle.standardError.write(Data("tern: through the tern daemon (\(daemon.path))\n".utf8))
+            return daemon
+        }
+        if let problem { ReceiverOutput.fail(problem) }
         do {
+            try ControlSocketPath.refuseIfHeld(device, force: force)
             return try TermiosSerialPort.open(path: device, baudRate: baud)
         } catch {
             ReceiverOutput.fail("cannot open \(device): \(error)")

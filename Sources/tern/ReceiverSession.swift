@@ -4,13 +4,13 @@ import TernReceivers
 
 /// The I/O glue of `tern receiver`: writes commands, reads and prints replies until a deadline.
 actor ReceiverSession {
-    private let port: TermiosSerialPort
+    private let port: any ReceiverLine
     private var reader = ReceiverMessageReader()
     private var buffered: [ReceiverMessage] = []
     /// Ordinary NMEA sentences (positions, satellites) are counted, not printed.
     private(set) var messagesSeen = 0
 
-    init(port: TermiosSerialPort) {
+    init(port: any ReceiverLine) {
         self.port = port
     }
 

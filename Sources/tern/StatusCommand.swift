@@ -24,6 +24,9 @@ extension Tern {
         @Option(help: "Status report file (overrides the config's status_file).")
         var statusFile: String?
 
+        @Option(help: "The daemon's control socket, for a live report (default: the config's control_socket).")
+        var controlSocket: String?
+
         @Flag(help: "Print a JSON document (schema 1, see README: health, problems, queue, last fix and upload, the daemon's report).")
         var json = false
 
@@ -36,11 +39,18 @@ extension Tern {
         func run() async throws {
             let loaded = try loadConfig()
             let statusPath = statusFile ?? loaded?.statusFile ?? TernConfig.defaultStatusFile
-            let report: StatusReport?
-            do {
-                report = try StatusFile(path: statusPath).read()
-            } catch {
-                fail("cannot read the status report \(statusPath): \(error.localizedDescription); run as root or as a member of the tern group")
+            var report: StatusReport?
+            // Live from the daemon's control socket when it answers; else the report file it rewrites every 10 s.
+            var problem: String?
+            if let client = ControlClient(path: controlSocket ?? loaded?.controlSocket ?? TernConfig.defaultControlSocket, error: &problem) {
+                for await message in client.send(ControlMessage(command: "status")) { report = message.status ?? report }
+            }
+            if report == nil {
+                do {
+                    report = try StatusFile(path: statusPath).read()
+                } catch {
+                    fail("cannot read the status report \(statusPath): \(error.localizedDescription); run as root or as a member of the tern group")
+                }
             }
             let queuePath = dataDir.map { ($0 as NSString).appendingPathComponent("queue.sqlite") } ?? loaded?.queuePath
             // Read-only: never migrates or writes the daemon's database.

@@ -162,4 +162,14 @@ import Glibc
         #expect(checks.contains { $0["name"] == "daemon" && $0["status"] == "fail" })
         #expect(checks.allSatisfy { ["ok", "warn", "fail"].contains($0["status"] ?? "") })
     }
+
+    @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
+    func tailRefusesAUARTAnotherProcessHoldsUnlessForced() throws {
+        let pty = try PTY()
+        let held = open(pty.slavePath, O_RDWR | O_NOCTTY)
+        defer { close(held) }
+        let result = try TernExecutable.run(["nmea", "tail", "--device", pty.slavePath, "--control-socket", "/nonexistent/control.sock"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("pid \(getpid())") && result.stderr.contains("--force"), "\(result.stderr)")
+    }
 }
