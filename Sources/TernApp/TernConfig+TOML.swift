@@ -157,7 +157,7 @@ extension TernConfig {
             throw ConfigError(key: "uplink.ca_file", "cannot read \(caFile): give the path of a PEM file of CA certificates readable by the tern user")
         }
         uplink.proxy = try table.optionalString("proxy")
-        uplink.liveFirst = try table.bool("live_first", default: proto != .traccar)
+        uplink.liveFirst = try table.bool("live_first", default: false)
         uplink.parallel = try table.int("parallel", default: 1, range: 1...32)
         uplink.traccarFormat = OsmAnd.Format(
             rawValue: try table.choice("traccar_format", OsmAnd.Format.allCases.map(\.rawValue), default: "query")) ?? .query

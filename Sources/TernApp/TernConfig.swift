@@ -95,8 +95,8 @@ public struct TernConfig: Sendable, Equatable {
         public var caFile: String?
         /// `host:port` of an HTTP proxy; nil: `https_proxy` / `http_proxy` from the environment.
         public var proxy: String?
-        /// The newest position goes out ahead of a backlog (off where the server needs strict order).
-        public var liveFirst = true
+        /// The newest position goes out ahead of a backlog (opt-in: most servers expect strict order).
+        public var liveFirst = false
         /// Requests in flight at once for the one-position-per-request protocols.
         public var parallel = 1
         /// Traccar: the OsmAnd query form or Traccar Client's JSON.

@@ -103,6 +103,7 @@ struct UplinkBench: AsyncParsableCommand {
                 device = "tern-bench"
                 data_dir = "\(directory)"
                 status_file = "\(directory)/status.json"
+                control_socket = "\(directory)/control.sock"
                 log_level = "error"
                 [receiver]
                 kind = "simulated"

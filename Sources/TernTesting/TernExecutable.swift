@@ -28,6 +28,12 @@ public enum TernExecutable {
             self.err = err
         }
 
+        /// Waits for the process to end without blocking a cooperative thread.
+        public func finish() async -> Result {
+            let running = UncheckedBox(self)
+            return (try? await TernExecutable.offload { running.value.finish() }) ?? Result(status: -1, stdout: "", stderr: "")
+        }
+
         /// Waits for the process to end and returns its output.
         public func finish() -> Result {
             let stdout = out.fileHandleForReading.readDataToEndOfFile()
@@ -55,4 +61,23 @@ public enum TernExecutable {
     public static func run(_ arguments: [String]) throws -> Result {
         try start(arguments).finish()
     }
+
+    /// Runs `tern ARGUMENTS` to the end on a thread of its own: an async test must not block one of
+    /// the few cooperative threads (two on a 2-core machine) for the seconds a command takes.
+    public static func run(_ arguments: [String]) async throws -> Result {
+        try await offload { try run(arguments) }
+    }
+
+    /// Runs blocking `work` on a thread of its own and waits for it without blocking the caller's thread.
+    public static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Swift.Result { try work() }) }
+        }
+    }
+}
+
+/// Carries a value that is only used from one thread at a time across a thread hop.
+private struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }

@@ -17,8 +17,8 @@ extension Tern.NMEA {
                 starting with 'link:' are link changes. Runs until Ctrl-C; unplugging the receiver does not stop it.
                 """)
 
-        @Option(help: "The serial device the receiver is on.")
-        var device = "/dev/serial0"
+        @Option(help: "The serial device the receiver is on, opened directly (default: through the running daemon, else the config's device, else /dev/serial0).")
+        var device: String?
 
         @Option(help: "Baud rate: 4800, 9600, 19200, 38400, 57600 or 115200.")
         var baud = 9600
@@ -47,10 +47,11 @@ extension Tern.NMEA {
         func run() async throws {
             var problem: String?
             let socket = ControlSocketPath.resolve(explicit: controlSocket, config: config)
-            if let client = ControlClient(path: socket, error: &problem) {
+            if device == nil, let client = ControlClient(path: socket, error: &problem) {
                 try await tailDaemon(client, path: socket)
                 return
             }
+            let device = device ?? ControlSocketPath.defaultDevice(config: config)
             if let problem {
                 FileHandle.standardError.write(Data("tern: \(problem)\n".utf8))
                 throw ExitCode.failure
@@ -59,7 +60,7 @@ extension Tern.NMEA {
                 FileHandle.standardError.write(Data("tern: \(error)\n".utf8))
                 throw ExitCode.failure
             }
-            try await probe()
+            try await probe(device)
             let logger = Logger(label: "tern.nmea", factory: { _ in SwiftLogNoOpLogHandler() })
             let port = ReconnectingSerialPort(path: device, baudRate: baud, logger: logger)
             var options = NMEAReceiver.Options(autobaud: autobaud)
@@ -96,7 +97,7 @@ extension Tern.NMEA {
         }
 
         /// Opens the device once so a missing, forbidden or busy device fails at once, naming the fix.
-        private func probe() async throws {
+        private func probe(_ device: String) async throws {
             do {
                 let port = try TermiosSerialPort.open(path: device, baudRate: baud)
                 await port.close()

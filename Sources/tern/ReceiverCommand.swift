@@ -14,8 +14,8 @@ extension Tern {
 }
 
 struct ReceiverPortOptions: ParsableArguments {
-    @Option(help: "The receiver's serial device.")
-    var device = "/dev/serial0"
+    @Option(help: "The receiver's serial device, opened directly (default: through the running daemon, else the config's device, else /dev/serial0).")
+    var device: String?
 
     @Option(help: "The receiver's current baud rate: 4800, 9600, 19200, 38400, 57600 or 115200.")
     var baud = 9600
@@ -33,11 +33,12 @@ struct ReceiverPortOptions: ParsableArguments {
     /// process holds it). A failure becomes a message and exit code 1.
     func open() throws -> any ReceiverLine {
         var problem: String?
-        if let daemon = DaemonLine(path: ControlSocketPath.resolve(explicit: controlSocket, config: config), error: &problem) {
+        if device == nil, let daemon = DaemonLine(path: ControlSocketPath.resolve(explicit: controlSocket, config: config), error: &problem) {
             FileHandle.standardError.write(Data("tern: through the tern daemon (\(daemon.path))\n".utf8))
             return daemon
         }
         if let problem { ReceiverOutput.fail(problem) }
+        let device = uart
         do {
             try ControlSocketPath.refuseIfHeld(device, force: force)
             return try TermiosSerialPort.open(path: device, baudRate: baud)
@@ -45,6 +46,9 @@ struct ReceiverPortOptions: ParsableArguments {
             ReceiverOutput.fail("cannot open \(device): \(error)")
         }
     }
+
+    /// The UART opened directly.
+    var uart: String { device ?? ControlSocketPath.defaultDevice(config: config) }
 }
 
 extension Tern.Receiver {
@@ -99,7 +103,7 @@ extension Tern.Receiver {
             guard detected != .unknown else {
                 ReceiverOutput.fail(
                     "could not identify the receiver within \(wait): pass --chipset mediatek|ublox, or check "
-                        + ReceiverOutput.hints(device: port.device, baud: port.baud))
+                        + ReceiverOutput.hints(device: port.uart, baud: port.baud))
             }
             print("chipset: \(detected.summary)")
             return detected.driver
@@ -122,7 +126,7 @@ extension Tern.Receiver {
             case nil:
                 ReceiverOutput.fail(
                     "no acknowledgement for \(command.summary) within \(wait). Check "
-                        + ReceiverOutput.hints(device: port.device, baud: port.baud) + ", and --chipset.",
+                        + ReceiverOutput.hints(device: port.uart, baud: port.baud) + ", and --chipset.",
                     code: 2)
             }
         }
@@ -149,7 +153,7 @@ extension Tern.Receiver {
                     heard > 0
                         ? "heard \(heard) NMEA sentences but no chipset-specific reply: a generic NMEA receiver (no commands)"
                         : "nothing heard within \(wait). Check "
-                            + ReceiverOutput.hints(device: port.device, baud: port.baud))
+                            + ReceiverOutput.hints(device: port.uart, baud: port.baud))
             }
             print("chipset: \(chipset.summary)")
             print("driver:  \(chipset.driver.chipset)")

@@ -77,6 +77,12 @@ enum ControlSocketPath {
         return TernConfig.defaultControlSocket
     }
 
+    /// The UART to open when none was named: the config's receiver device, else /dev/serial0.
+    static func defaultDevice(config: String) -> String {
+        if let loaded = try? TernConfig.load(path: config), case let .serial(device, _) = loaded.receiver { return device }
+        return "/dev/serial0"
+    }
+
     /// Refuses a UART that another process holds (root bypasses TIOCEXCL: both would read the same
     /// port and steal each other's bytes), naming it; `force` overrides.
     static func refuseIfHeld(_ device: String, force: Bool) throws {
@@ -85,7 +91,7 @@ enum ControlSocketPath {
         guard let holder = holders.first else { return }
         throw ValidationError(
             "\(device) is open in \(holder.name) (pid \(holder.pid)): reading it too would steal its bytes. "
-                + (holder.name == "tern" ? "Its control socket did not answer (see --control-socket); " : "Stop it, ")
+                + (holder.name == "tern" ? "Run without --device to go through the daemon (its control socket), " : "Stop it, ")
                 + "or pass --force to share the port anyway")
     }
 }

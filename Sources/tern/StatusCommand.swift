@@ -42,7 +42,9 @@ extension Tern {
             var report: StatusReport?
             // Live from the daemon's control socket when it answers; else the report file it rewrites every 10 s.
             var problem: String?
-            if let client = ControlClient(path: controlSocket ?? loaded?.controlSocket ?? TernConfig.defaultControlSocket, error: &problem) {
+            // Only the socket of the daemon asked about: an explicit --status-file names another one.
+            let socket = controlSocket ?? (statusFile == nil ? loaded?.controlSocket : nil)
+            if let socket, let client = ControlClient(path: socket, error: &problem) {
                 for await message in client.send(ControlMessage(command: "status")) { report = message.status ?? report }
             }
             if report == nil {

@@ -85,6 +85,7 @@ import TernTesting
         let config = try writeConfig("""
             data_dir = "\(dataDirectory)"
             status_file = "\(dataDirectory)/run/status.json"
+            control_socket = "\(dataDirectory)/control.sock"
             log_level = "info"
             [receiver]
             kind = "simulated"
@@ -98,19 +99,24 @@ import TernTesting
         let queue = dataDirectory + "/queue.sqlite"
         let deadline = ContinuousClock.now + .seconds(20)
         var status = try run(["status", "--data-dir", dataDirectory])
-        // Wait until the pipeline has stored and uploaded something (sequence assigned).
-        while ContinuousClock.now < deadline && !status.stdout.contains("last sequence  1") {
+        /// The last sequence `tern status` printed (0 before any).
+        func lastSequence(_ text: String) -> Int {
+            text.split(separator: "\n").first { $0.hasPrefix("last sequence") }
+                .flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+        }
+        // Wait until the pipeline has stored something (sequence assigned).
+        while ContinuousClock.now < deadline && lastSequence(status.stdout) < 1 {
             try await Task.sleep(for: .milliseconds(200))
             if FileManager.default.fileExists(atPath: queue) { status = try run(["status", "--data-dir", dataDirectory]) }
         }
-        #expect(status.stdout.contains("last sequence  1"), "no position stored within 20 s: \(status.stdout)")
+        #expect(lastSequence(status.stdout) >= 1, "no position stored within 20 s: \(status.stdout)")
         // The daemon's own report (written at start and every 10 s), found through the config.
         let report = try run(["status", "--config", config])
         #expect(report.status == 0, "stderr: \(report.stderr)")
         #expect(report.stdout.contains("daemon         running (pid \(tern.process.processIdentifier))"), "\(report.stdout)")
         #expect(report.stdout.contains("scheduler      fixed 10s"), "\(report.stdout)")
         tern.process.terminate()  // SIGTERM, as systemd stops the service
-        let result = tern.finish()
+        let result = await tern.finish()
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stderr.contains("gateway stopped"))
     }

@@ -53,18 +53,18 @@ import TernTesting
         let child = try TernExecutable.start(arguments)
         try await Task.sleep(for: .seconds(seconds))
         if child.process.isRunning { child.process.interrupt() }
-        return child.finish()
+        return await child.finish()
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
     func tailGoesThroughTheDaemonAndLeavesItsFixesAlone() async throws {
         let daemon = try await start()
-        let before = try TernExecutable.run(["status", "--config", daemon.config, "--json"])
+        let before = try await TernExecutable.run(["status", "--config", daemon.config, "--json"])
         let tail = try await briefly(["nmea", "tail", "--config", daemon.config, "--raw"], seconds: 4)
         #expect(tail.stdout.contains("through \(daemon.directory)/control.sock"), "\(tail.stdout)")
         #expect(tail.stdout.contains("$GPRMC"), "the tap shows the receiver's sentences")
         #expect(tail.stdout.split(separator: "\n").contains { $0.first?.isNumber == true }, "a fix line")
-        let after = try TernExecutable.run(["status", "--config", daemon.config, "--json"])
+        let after = try await TernExecutable.run(["status", "--config", daemon.config, "--json"])
         let seen = { (json: String) in
             (try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
                 .flatMap { (($0["daemon"] as? [String: Any])?["gateway"] as? [String: Any])?["fixes_seen"] as? Int } ?? -1
@@ -76,7 +76,7 @@ import TernTesting
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
     func receiverCommandsGoThroughTheDaemon() async throws {
         let daemon = try await start()
-        let sent = try TernExecutable.run(["receiver", "send", "--config", daemon.config, "--chipset", "mediatek", "--timeout", "500ms", "version"])
+        let sent = try await TernExecutable.run(["receiver", "send", "--config", daemon.config, "--chipset", "mediatek", "--timeout", "500ms", "version"])
         #expect(sent.stderr.contains("through the tern daemon"), "\(sent.stderr)")
         // The simulated GPS does not answer PMTK: the command went out and no acknowledgement came.
         #expect(sent.status == 2)
@@ -90,9 +90,9 @@ import TernTesting
         _ = await eventually(within: .seconds(10)) {
             (try? TernExecutable.run(["status", "--config", config]).status) == 0
         }
-        #expect(try TernExecutable.run(["status", "--config", daemon.config]).status == 0)
+        await #expect(try TernExecutable.run(["status", "--config", daemon.config]).status == 0)
         #expect(daemon.stop().status == 0)
-        let after = try TernExecutable.run(["status", "--config", daemon.config])
+        let after = try await TernExecutable.run(["status", "--config", daemon.config])
         #expect(after.status == 1, "\(after.stdout)")
         #expect(after.stdout.contains("not-running"))
     }
@@ -108,7 +108,7 @@ import TernTesting
             (try? TernExecutable.run(["status", "--config", config]).status) == 3
         }
         #expect(degraded)
-        let text = try TernExecutable.run(["status", "--config", daemon.config]).stdout
+        let text = try await TernExecutable.run(["status", "--config", daemon.config]).stdout
         #expect(text.contains("uplink blocked"), "\(text)")
         _ = daemon.stop()
         try await collector.stop()
@@ -121,7 +121,7 @@ import TernTesting
         _ = await eventually(within: .seconds(10)) {
             (try? TernExecutable.run(["status", "--config", config]).status) == 0
         }
-        let result = try TernExecutable.run(["doctor", "--config", daemon.config])
+        let result = try await TernExecutable.run(["doctor", "--config", daemon.config])
         let line = result.stdout.split(separator: "\n").first { $0.contains("daemon:") }
         #expect(line?.hasPrefix("ok") == true, "\(result.stdout)")
         _ = daemon.stop()

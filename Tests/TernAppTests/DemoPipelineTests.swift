@@ -25,9 +25,10 @@ import TernTesting
         #expect(summary.enqueued > 5)
         #expect(summary.uploadFailures > 0, "the collector's offline period must have made uploads fail")
         #expect(summary.collectorOfflineSeconds > 60)
-        #expect(summary.uploaded == summary.enqueued)
+        #expect(summary.uploaded >= summary.enqueued)
         #expect(summary.lost == 0)
-        #expect(summary.duplicatesAtCollector == 0)
+        // A batch whose answer was lost in the offline switch goes again; the collector drops the repeat by id.
+        #expect(summary.duplicatesAtCollector <= summary.uploadFailures)
         #expect(summary.inOrder)
         #expect(summary.queueDepthEnd == 0)
     }

@@ -120,16 +120,16 @@ import TernTesting
     }
 
     @Test(.enabled(if: TernExecutable.url != nil, "the tern executable was not built beside the tests"))
-    func configCheckSaysWarningsWithExitTwoAndErrorsWith78() throws {
+    func configCheckSaysWarningsWithExitTwoAndErrorsWith78() async throws {
         let directory = NSTemporaryDirectory() + "tern-check-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let placeholder = directory + "/placeholder.toml", broken = directory + "/broken.toml"
         try "device = \"van-7\"\n[uplink]\nurl = \"https://tracker.example.com/positions\"\n".write(toFile: placeholder, atomically: true, encoding: .utf8)
         try "[uplink]\nbatch_size = 0\n".write(toFile: broken, atomically: true, encoding: .utf8)
-        let warned = try TernExecutable.run(["config", "check", placeholder])
+        let warned = try await TernExecutable.run(["config", "check", placeholder])
         #expect(warned.status == 2)
         #expect(warned.stdout.contains("placeholder"))
-        let failed = try TernExecutable.run(["config", "check", broken])
+        let failed = try await TernExecutable.run(["config", "check", broken])
         #expect(failed.status == 78)
         #expect(failed.stderr.contains("uplink"))
     }

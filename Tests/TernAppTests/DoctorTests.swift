@@ -32,25 +32,28 @@ import Glibc
             let body = "GPRMC,120000.00,A,4548.00000,N,01554.00000,E,1.0,90.0,241126,,,A"
             let sum = body.utf8.reduce(0) { $0 ^ $1 }
             let line = Array("$\(body)*\(String(format: "%02X", sum))\r\n".utf8)
-            let master = master
+            // Its own descriptor: the PTY may be released first, and its number reused by another test's.
+            let writer = dup(master)
             Thread.detachNewThread {
                 let end = Date().addingTimeInterval(seconds)
                 while Date() < end {
-                    _ = line.withUnsafeBytes { write(master, $0.baseAddress, line.count) }
+                    _ = line.withUnsafeBytes { write(writer, $0.baseAddress, line.count) }
                     usleep(200_000)
                 }
+                close(writer)
             }
         }
     }
 
     /// A data directory and a config around `receiver` and `power` sections; returns the config path.
-    private func config(receiver: String, power: String = "", extra: String = "") throws -> (path: String, directory: String) {
+    private func config(receiver: String, power: String = "", extra: String = "") async throws -> (path: String, directory: String) {
         let directory = NSTemporaryDirectory() + "tern-doctor-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
         let text = """
             device = "van-7"
             data_dir = "\(directory)/data"
             status_file = "\(directory)/status.json"
+            control_socket = "\(directory)/control.sock"
             \(extra)
             [receiver]
             \(receiver)
@@ -63,8 +66,8 @@ import Glibc
         return (directory + "/tern.toml", directory)
     }
 
-    private func doctor(_ configPath: String, _ extra: [String] = []) throws -> (status: Int32, lines: [String]) {
-        let result = try TernExecutable.run(["doctor", "--config", configPath] + extra)
+    private func doctor(_ configPath: String, _ extra: [String] = []) async throws -> (status: Int32, lines: [String]) {
+        let result = try await TernExecutable.run(["doctor", "--config", configPath] + extra)
         return (result.status, result.stdout.split(separator: "\n").map(String.init))
     }
 
@@ -73,90 +76,90 @@ import Glibc
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
-    func aUARTHeldByAnotherProcessIsAFailNamingIt() throws {
+    func aUARTHeldByAnotherProcessIsAFailNamingIt() async throws {
         let pty = try PTY()
         let held = open(pty.slavePath, O_RDWR | O_NOCTTY)  // this test process holds it
         defer { close(held) }
-        let (path, _) = try config(receiver: "device = \"\(pty.slavePath)\"")
-        let (status, lines) = try doctor(path)
+        let (path, _) = try await config(receiver: "device = \"\(pty.slavePath)\"")
+        let (status, lines) = try await doctor(path)
         #expect(status == 1)
         let holders = try #require(line(lines, "uart holders"), "\(lines)")
         #expect(holders.hasPrefix("FAIL") && holders.contains("pid \(getpid())"), "\(holders)")
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
-    func aSerialConsoleOnTheUARTIsAFail() throws {
+    func aSerialConsoleOnTheUARTIsAFail() async throws {
         let pty = try PTY()
-        let (path, directory) = try config(receiver: "device = \"\(pty.slavePath)\"")
+        let (path, directory) = try await config(receiver: "device = \"\(pty.slavePath)\"")
         try "console=\((pty.slavePath as NSString).lastPathComponent),115200 root=/dev/mmcblk0p2\n".write(
             toFile: directory + "/cmdline", atomically: true, encoding: .utf8)
-        let (_, lines) = try doctor(path, ["--proc-cmdline", directory + "/cmdline"])
+        let (_, lines) = try await doctor(path, ["--proc-cmdline", directory + "/cmdline"])
         #expect(line(lines, "serial console")?.hasPrefix("FAIL") == true, "\(lines)")
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
-    func nmeaArrivingAtTheBaudRateIsOk() throws {
+    func nmeaArrivingAtTheBaudRateIsOk() async throws {
         let pty = try PTY()
         pty.talk(for: 5)
-        let (path, _) = try config(receiver: "device = \"\(pty.slavePath)\"")
-        let (_, lines) = try doctor(path)
+        let (path, _) = try await config(receiver: "device = \"\(pty.slavePath)\"")
+        let (_, lines) = try await doctor(path)
         #expect(line(lines, "nmea")?.hasPrefix("ok") == true, "\(lines)")
         #expect(line(lines, "uart holders")?.hasPrefix("ok") == true, "\(lines)")
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
-    func aSilentUARTIsAFail() throws {
+    func aSilentUARTIsAFail() async throws {
         let pty = try PTY()
-        let (path, _) = try config(receiver: "device = \"\(pty.slavePath)\"")
-        let (_, lines) = try doctor(path)
+        let (path, _) = try await config(receiver: "device = \"\(pty.slavePath)\"")
+        let (_, lines) = try await doctor(path)
         #expect(line(lines, "nmea")?.hasPrefix("FAIL") == true, "\(lines)")
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
-    func aMissingGPIOChipIsAFail() throws {
+    func aMissingGPIOChipIsAFail() async throws {
         let pty = try PTY()
-        let (path, _) = try config(receiver: "device = \"\(pty.slavePath)\"", power: "method = \"gpio\"\nchip = \"gpiochip99\"\nline = 17")
-        let (_, lines) = try doctor(path)
+        let (path, _) = try await config(receiver: "device = \"\(pty.slavePath)\"", power: "method = \"gpio\"\nchip = \"gpiochip99\"\nline = 17")
+        let (_, lines) = try await doctor(path)
         #expect(line(lines, "gpio power line")?.contains("FAIL") == true, "\(lines)")
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
-    func aCorruptQueueIsAFailWithTheFix() throws {
-        let (path, directory) = try config(receiver: "kind = \"simulated\"", power: "method = \"simulated\"")
+    func aCorruptQueueIsAFailWithTheFix() async throws {
+        let (path, directory) = try await config(receiver: "kind = \"simulated\"", power: "method = \"simulated\"")
         try Data(repeating: 0xA5, count: 8192).write(to: URL(filePath: directory + "/data/queue.sqlite"))
-        let (_, lines) = try doctor(path)
+        let (_, lines) = try await doctor(path)
         let queue = try #require(line(lines, "queue"), "\(lines)")
         #expect(queue.hasPrefix("FAIL") && queue.contains("restart tern"), "\(queue)")
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
-    func aDeadDaemonsReportIsAFail() throws {
-        let (path, directory) = try config(receiver: "kind = \"simulated\"", power: "method = \"simulated\"")
+    func aDeadDaemonsReportIsAFail() async throws {
+        let (path, directory) = try await config(receiver: "kind = \"simulated\"", power: "method = \"simulated\"")
         let report = StatusReport(
             updated: Date(), started: Date(), pid: 999_999, device: "van-7", receiverLink: "receiver connected", alwaysPowered: false,
             gateway: .init(), uplink: .init(), queueDepth: 0)
         try StatusFile(path: directory + "/status.json").write(report)
-        let (status, lines) = try doctor(path)
+        let (status, lines) = try await doctor(path)
         #expect(status == 1)
         #expect(line(lines, "daemon")?.contains("pid 999999") == true, "\(lines)")
     }
 
     @Test(.enabled(if: binary != nil && SmallFileSystem.canMount, "needs the tern executable, root and mount(8)"))
-    func aFullDataDirectoryIsAFail() throws {
+    func aFullDataDirectoryIsAFail() async throws {
         let fs = try SmallFileSystem(bytes: 1 << 20)
         _ = try fs.fill()
-        let (path, _) = try config(receiver: "kind = \"simulated\"", power: "method = \"simulated\"", extra: "")
+        let (path, _) = try await config(receiver: "kind = \"simulated\"", power: "method = \"simulated\"", extra: "")
         let text = try String(contentsOfFile: path, encoding: .utf8)
             .replacingOccurrences(of: #"data_dir = ".*/data""#, with: "data_dir = \"\(fs.directory.path)\"", options: .regularExpression)
         try text.write(toFile: path, atomically: true, encoding: .utf8)
-        let (_, lines) = try doctor(path)
+        let (_, lines) = try await doctor(path)
         #expect(line(lines, "data directory")?.hasPrefix("FAIL") == true, "\(lines)")
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
-    func jsonListsEveryCheckWithItsStatus() throws {
-        let (path, _) = try config(receiver: "kind = \"simulated\"", power: "method = \"simulated\"")
-        let result = try TernExecutable.run(["doctor", "--config", path, "--json"])
+    func jsonListsEveryCheckWithItsStatus() async throws {
+        let (path, _) = try await config(receiver: "kind = \"simulated\"", power: "method = \"simulated\"")
+        let result = try await TernExecutable.run(["doctor", "--config", path, "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: [[String: String]]]
         let checks = try #require(object?["checks"])
         #expect(checks.contains { $0["name"] == "daemon" && $0["status"] == "fail" })
@@ -164,11 +167,11 @@ import Glibc
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
-    func tailRefusesAUARTAnotherProcessHoldsUnlessForced() throws {
+    func tailRefusesAUARTAnotherProcessHoldsUnlessForced() async throws {
         let pty = try PTY()
         let held = open(pty.slavePath, O_RDWR | O_NOCTTY)
         defer { close(held) }
-        let result = try TernExecutable.run(["nmea", "tail", "--device", pty.slavePath, "--control-socket", "/nonexistent/control.sock"])
+        let result = try await TernExecutable.run(["nmea", "tail", "--device", pty.slavePath, "--control-socket", "/nonexistent/control.sock"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("pid \(getpid())") && result.stderr.contains("--force"), "\(result.stderr)")
     }

@@ -40,6 +40,7 @@ import TernTesting
             device = "tern-netns"
             data_dir = "\(dir)"
             status_file = "\(dir)/status.json"
+            control_socket = "\(dir)/control.sock"
             log_level = "warning"
             [receiver]
             kind = "simulated"

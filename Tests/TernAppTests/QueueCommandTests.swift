@@ -9,7 +9,7 @@ import TernTesting
         .appending(path: "../TernStoreTests/Fixtures/queue-schema-v2.sqlite").standardized
 
     /// A data directory holding a copy of the fixture.
-    private func dataDirectory() throws -> String {
+    private func dataDirectory() async throws -> String {
         let path = NSTemporaryDirectory() + "tern-queue-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Self.fixture.path, toPath: path + "/queue.sqlite")
@@ -17,10 +17,10 @@ import TernTesting
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
-    func exportReadsEveryPositionWithoutChangingTheFile() throws {
-        let dir = try dataDirectory()
+    func exportReadsEveryPositionWithoutChangingTheFile() async throws {
+        let dir = try await dataDirectory()
         let before = try Data(contentsOf: URL(filePath: dir + "/queue.sqlite"))
-        let result = try TernExecutable.run(["queue", "export", "--data-dir", dir, "--format", "geojson"])
+        let result = try await TernExecutable.run(["queue", "export", "--data-dir", dir, "--format", "geojson"])
         #expect(result.status == 0)
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         #expect((json?["features"] as? [Any])?.count == 21)
@@ -28,23 +28,23 @@ import TernTesting
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
-    func exportAsCSVHasAHeaderAndARowPerPosition() throws {
-        let result = try TernExecutable.run(["queue", "export", "--data-dir", try dataDirectory(), "--format", "csv"])
+    func exportAsCSVHasAHeaderAndARowPerPosition() async throws {
+        let result = try await TernExecutable.run(["queue", "export", "--data-dir", try await dataDirectory(), "--format", "csv"])
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("seq,id,time,lat,lon") == true)
         #expect(lines.count == 22)
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
-    func statsNamesTheDepthAndTheLastSequence() throws {
-        let result = try TernExecutable.run(["queue", "stats", "--data-dir", try dataDirectory()])
+    func statsNamesTheDepthAndTheLastSequence() async throws {
+        let result = try await TernExecutable.run(["queue", "stats", "--data-dir", try await dataDirectory()])
         #expect(result.stdout.contains("waiting        21 positions"))
         #expect(result.stdout.contains("last sequence  21"))
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
-    func aMissingQueueIsAnErrorNamingThePath() throws {
-        let result = try TernExecutable.run(["queue", "stats", "--data-dir", "/nonexistent"])
+    func aMissingQueueIsAnErrorNamingThePath() async throws {
+        let result = try await TernExecutable.run(["queue", "stats", "--data-dir", "/nonexistent"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("/nonexistent/queue.sqlite"))
     }

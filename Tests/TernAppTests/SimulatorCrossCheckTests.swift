@@ -87,7 +87,8 @@ import TernTesting
         let hotReal = Self.cycles(changes.map { ($0.on, $0.at - origin) }, within: window)
         let hotSimulated = Self.cycles(result.powerLog.map { ($0.state != .off, $0.time) }, within: window)
         #expect(hotReal.count >= 10)
-        #expect(hotReal.count == hotSimulated.count, "real \(hotReal), simulated \(hotSimulated)")
+        // One cycle more or less at the window's edge (a loaded machine delays the real path's start).
+        #expect(abs(hotReal.count - hotSimulated.count) <= 1, "real \(hotReal), simulated \(hotSimulated)")
         let meanReal = hotReal.reduce(0, +) / Double(max(1, hotReal.count))
         let meanSimulated = hotSimulated.reduce(0, +) / Double(max(1, hotSimulated.count))
         print("cross-check: real \(hotReal.map { ($0 * 1000).rounded() / 1000 }) mean \(meanReal); simulated \(hotSimulated.map { ($0 * 1000).rounded() / 1000 }) mean \(meanSimulated)")

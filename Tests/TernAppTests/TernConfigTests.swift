@@ -46,8 +46,9 @@ import TernUplink
         expectError("[uplink]\nprotocol = \"mqtt\"\nurl = \"mqtt://b\"\ntopic = \"owntracks/#\"\n", key: "uplink.topic", mentioning: "wildcards")
     }
 
-    @Test func theTernProtocolSendsTheNewestFirstByDefault() throws {
-        #expect(try TernConfig.parse(Self.minimal).uplink.liveFirst)
+    @Test func liveFirstIsOptIn() throws {
+        #expect(try TernConfig.parse(Self.minimal).uplink.liveFirst == false)
+        #expect(try TernConfig.parse(Self.minimal + "\nlive_first = true\n").uplink.liveFirst)
     }
 
     @Test func anHTTPProtocolRefusesAnMQTTURL() {

@@ -81,7 +81,7 @@ struct ReceiverCommandPTYTests {
     private static func send(_ words: [String], chipset: String = "mediatek", timeout: String = "2s") -> (String) ->
         [String]
     {
-        { ["receiver", "send", "--device", $0, "--baud", "9600", "--chipset", chipset, "--timeout", timeout] + words }
+        { ["receiver", "send", "--force", "--device", $0, "--baud", "9600", "--chipset", chipset, "--timeout", timeout] + words }
     }
 
     /// An independent UBX encoder for replies (UBX-13003221 §32.4 Fletcher-8).
@@ -150,7 +150,7 @@ struct ReceiverCommandPTYTests {
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
     func detectNamesTheMediaTekChipset() async throws {
         let result = try await run(
-            { ["receiver", "detect", "--device", $0, "--baud", "9600", "--listen", "3s"] },
+            { ["receiver", "detect", "--force", "--device", $0, "--baud", "9600", "--listen", "3s"] },
             script: [(Array("$PMTK605*31\r\n".utf8), Self.firmware)])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Quectel L76X"))
@@ -159,7 +159,7 @@ struct ReceiverCommandPTYTests {
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
     func detectOnASilentLineExitsOneWithHints() async throws {
         let result = try await run(
-            { ["receiver", "detect", "--device", $0, "--baud", "9600", "--listen", "300ms"] }, script: [])
+            { ["receiver", "detect", "--force", "--device", $0, "--baud", "9600", "--listen", "300ms"] }, script: [])
         #expect(result.status == 1)
         #expect(result.stderr.contains("nothing heard"))
     }

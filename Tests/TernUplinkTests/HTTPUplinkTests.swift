@@ -51,7 +51,8 @@ import TernSimulation
             let result = await sut.send(UplinkFixture.batch(1...1))
 
             #expect(result.isRetryable)
-            #expect(result.reason.contains("refused"))
+            // Refused; or reset, when another test's server took the freed port meanwhile.
+            #expect(result.reason.contains("refused") || result.reason.contains("reset"), "\(result.reason)")
         }
     }
 
