@@ -153,7 +153,7 @@ public struct FixScheduler: Sendable, Hashable {
              let (.settling(since, deadline), .fixReceived(fix, now)) where fix.quality.isUsable:
             noteTracking(now: now)
             guard !awaitingVerdict else { return [] }
-            if isGoodEnough(fix) { return deliver(fix) }
+            if isGoodEnough(fix, now: now) { return deliver(fix) }
             if best.map({ accuracy(of: fix) < accuracy(of: $0) }) ?? true { best = fix }
             state = .settling(since: since, deadline: deadline)
             return []
@@ -419,8 +419,12 @@ public struct FixScheduler: Sendable, Hashable {
         fix.accuracy ?? fix.hdop.map { $0 * 4 } ?? 0
     }
 
-    private func isGoodEnough(_ fix: Fix) -> Bool {
+    /// Adaptive: accurate enough by its own estimate, and past the filter's warm-up (the same
+    /// `WarmUpRule`, so the scheduler never delivers a fix the filter would skip as warming up).
+    private func isGoodEnough(_ fix: Fix, now: Duration) -> Bool {
         if case .fixed = options.policy { return true }
+        let age = sessionFixAt.map { now - $0 }
         return accuracy(of: fix) <= options.accuracyTarget
+            && options.warmUp.rejection(of: fix, context: FilterContext(sessionAge: age)) == nil
     }
 }

@@ -51,6 +51,8 @@ extension FixScheduler {
         public var badTimeShare: Double
         /// Adaptive: elapsed time credited up front to the bad-time account (a prior of good behaviour).
         public var badTimeCredit: Duration
+        /// Adaptive: the filter's warm-up rule, asked before a fix is called good enough (the two agree).
+        public var warmUp: WarmUpRule = WarmUpRule()
 
         public init(
             policy: FixPolicy, acquisitionTimeout: Duration = .seconds(90), accuracyTarget: Double = 15,

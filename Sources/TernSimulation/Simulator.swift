@@ -55,9 +55,11 @@ public struct SimulationOptions: Sendable, Hashable {
 
     /// The scheduler options this run uses.
     public var schedulerOptions: FixScheduler.Options {
-        .init(
+        var options = FixScheduler.Options(
             policy: policy, acquisitionTimeout: acquisitionTimeout, accuracyTarget: accuracyTarget,
             energy: receiver.energy)
+        options.warmUp = WarmUpRule(period: filter.warmUp, accuracy: filter.warmUpAccuracy)
+        return options
     }
 }
 
@@ -94,6 +96,11 @@ struct SimulationRun {
     var wake: Duration?
     var now = 0.0
     var accepted: [SimulationResult.AcceptedFix] = []
+    /// What the filter stored (after thinning), and its verdicts counted by reason.
+    var stored: [SimulationResult.AcceptedFix] = []
+    var rejections: [String: Int] = [:]
+    var thinned: [String: Int] = [:]
+    var reanchors = 0
     var powerLog: [SimulationResult.PowerLogEntry] = []
     var starts = SimulationResult.Starts()
     var powerOns = 0
@@ -203,6 +210,7 @@ struct SimulationRun {
             return
         }
         if receiver.fixesThisSession == 0 {
+            receiver.firstFixArrival = now
             setMeter(.tracking)
             if receiver.start != .hot { receiver.ephemerisAt = epoch }
         }
@@ -260,6 +268,7 @@ struct SimulationRun {
                 receiver.powered = true
                 receiver.start = kind
                 receiver.fixesThisSession = 0
+                receiver.firstFixArrival = nil
                 receiver.trackingSince = nil
                 receiver.noisyCount = Int.random(in: model.noisyFixes, using: &random)
                 receiver.noisyFactor = model.noisyFactor.lowerBound
@@ -281,20 +290,27 @@ struct SimulationRun {
             case let .wake(at):
                 wake = at
             case let .deliver(fix):
-                let verdict = filter.evaluate(fix)
-                var ok = false
-                if case let .accept(kept) = verdict {
-                    ok = true
-                    accepted.append(.init(
-                        time: kept.time.timeIntervalSince(trace.start), latitude: kept.coordinate.latitude,
-                        longitude: kept.coordinate.longitude, accuracy: kept.accuracy))
-                }
-                perform(scheduler.handle(.delivered(accepted: ok, now: .seconds(now))))
+                let context = FilterContext(
+                    now: .seconds(now), synchronisedTime: nil,
+                    sessionAge: receiver.firstFixArrival.map { .seconds(now - $0) })
+                let verdict = filter.evaluate(fix, context: context)
+                for reason in verdict.thinned { thinned[reason.kind, default: 0] += 1 }
+                if let reason = verdict.rejection { rejections[reason.kind, default: 0] += 1 }
+                if verdict.reanchoredAfter != nil { reanchors += 1 }
+                if verdict.passed { accepted.append(acceptedFix(fix)) }
+                stored += verdict.store.map(acceptedFix)
+                perform(scheduler.handle(.delivered(accepted: verdict.passed, now: .seconds(now))))
             }
         }
     }
 
-    func result() -> SimulationResult {
+    private func acceptedFix(_ fix: Fix) -> SimulationResult.AcceptedFix {
+        .init(
+            time: fix.time.timeIntervalSince(trace.start), latitude: fix.coordinate.latitude,
+            longitude: fix.coordinate.longitude, accuracy: fix.accuracy)
+    }
+
+    mutating func result() -> SimulationResult {
         var r = SimulationResult()
         r.trace = trace.name
         r.receiver = model.name
@@ -319,6 +335,14 @@ struct SimulationRun {
         r.timeouts = earlier.timeouts + scheduler.timeouts
         r.keptOn = earlier.keptOn + scheduler.keptOn
         r.acceptedFixes = accepted
+        let all = stored + filter.flush().map(acceptedFix)
+        r.storedFixes = all
+        r.fixesStored = all.count
+        r.rejections = rejections
+        r.thinned = thinned
+        r.reanchors = reanchors
+        let storedErrors = trackErrors(trace: trace, fixes: all)
+        r.errorStoredSkyM = SimulationResult.ErrorStats(storedErrors.enumerated().filter { skyVisible(at: Double($0.offset)) }.map(\.element))
         r.powerLog = powerLog
         return r
     }
@@ -334,6 +358,8 @@ struct SimulatedReceiver {
     /// The next no-fix epoch while acquiring (nil once a fix came).
     var nextStatusAt: Double?
     var poweredAt: Double?
+    /// When the session's first fix reached the scheduler (the filter's warm-up runs from it).
+    var firstFixArrival: Double?
     var fixesThisSession = 0
     var trackingSince: Double?
     var noisyCount = 0
