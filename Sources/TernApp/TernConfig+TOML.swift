@@ -82,7 +82,8 @@ extension TernConfig {
         var filterTable = try root.table("filter")
         let filter = try readFilter(&filterTable, keys: keys(of: "filter"), scheduler: scheduler)
         // The adaptive scheduler asks the filter's warm-up rule before it calls a fix good enough.
-        scheduler.warmUp = WarmUpRule(period: filter.warmUp, accuracy: filter.warmUpAccuracy)
+        scheduler.warmUp = WarmUpRule(period: filter.warmUp)
+        scheduler.plausibility = PlausibilityCheck()
         try filterTable.rejectUnknownKeys()
 
         var uplinkTable = try root.table("uplink")
@@ -307,7 +308,6 @@ extension TernConfig {
             maxTimeBehind: try table.duration("max_time_behind", default: .seconds(300), range: .seconds(1) ... .seconds(86_400)).seconds,
             reanchorAfter: try table.int("reanchor_after", default: 3, range: 0...1000),
             warmUp: try table.duration("warm_up", default: .seconds(3), range: .zero ... .seconds(600)),
-            warmUpAccuracy: try table.double("warm_up_accuracy_m", default: scheduler.accuracyTarget, range: 1...1_000),
             thinning: rule.map { TrackThinning.Options(rule: $0, heartbeat: heartbeat, maxHeld: maxHeld) })
     }
 }

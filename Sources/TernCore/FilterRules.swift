@@ -75,23 +75,27 @@ public struct TimeSanityRule: Sendable, Hashable {
 }
 
 /// The first fixes of a power session are the least accurate (the receiver's navigation filter has
-/// not converged; fewer satellites): a fix less than `period` after the session's first usable fix
-/// is skipped unless its own accuracy estimate already meets `accuracy` — the adaptive scheduler's
-/// good-enough target, so the two rules agree: a fix the scheduler takes as good enough passes here.
+/// not converged, fewer satellites are used: 2–3 × the steady noise in the first 1–3 fixes, the
+/// assumption `ReceiverModel` documents), and their own accuracy estimate hardly shows it (HDOP does
+/// not see an unconverged filter). So a fix less than `period` after the session's first usable fix is
+/// skipped, whatever it estimates — unless its own speed over ground says it is still: a still
+/// track needs no precision beyond the budget (the warm-up error, ~2.5 × a few metres, is well
+/// within it), while on a moving one it adds to the interpolation's error. The adaptive scheduler
+/// asks this same rule before it calls a fix good enough, so the two never disagree.
 public struct WarmUpRule: Sendable, Hashable {
     public var period: Duration
-    public var accuracy: Double
+    /// Below this speed over ground (m/s) a fix is still (as `MotionEstimate`).
+    public var stillSpeed: Double
 
-    public init(period: Duration = .seconds(3), accuracy: Double = 15) {
+    public init(period: Duration = .seconds(3), stillSpeed: Double = 0.5) {
         self.period = period
-        self.accuracy = accuracy
+        self.stillSpeed = stillSpeed
     }
 
     public func rejection(of fix: Fix, context: FilterContext) -> RejectionReason? {
         guard period > .zero, let age = context.sessionAge, age < period else { return nil }
-        let estimate = fix.accuracy ?? fix.hdop.map { $0 * 4 }
-        if let estimate, estimate <= accuracy { return nil }
-        return .warmingUp(seconds: age.seconds, accuracy: estimate)
+        if let speed = fix.speed, speed < stillSpeed { return nil }
+        return .warmingUp(seconds: age.seconds, accuracy: fix.accuracy ?? fix.hdop.map { $0 * 4 })
     }
 }
 

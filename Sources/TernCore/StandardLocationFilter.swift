@@ -23,17 +23,21 @@ public struct StandardLocationFilter: LocationFilter {
         public var maxTimeBehind: Double
         /// Mutually consistent fixes far from the reference that replace it (0: never).
         public var reanchorAfter: Int
-        /// The warm-up after a power session's first fix (`WarmUpRule`; zero: off) and the accuracy
-        /// estimate that lets a fix through it sooner (the adaptive scheduler's good-enough target).
+        /// The warm-up after a power session's first fix (`WarmUpRule`; zero: off).
         public var warmUp: Duration
-        public var warmUpAccuracy: Double
+
+        /// What the daemon runs with by default (`[filter]` defaults): the rules above with a 3 s
+        /// warm-up, and thinning by the error budget (`tolerance`, the scheduler's 30 m by default).
+        public static func daemon(tolerance: Double = 30) -> Options {
+            Options(warmUp: .seconds(3), thinning: TrackThinning.Options(rule: .errorBudget(tolerance: tolerance)))
+        }
         /// How fixes that pass are thinned (nil: every one is stored).
         public var thinning: TrackThinning.Options?
 
         public init(
             maxAccuracy: Double = 50, maxSpeed: Double = 70, jumpTolerance: Double = 100,
             maxTimeAhead: Double = 30, maxTimeBehind: Double = 300, reanchorAfter: Int = 3,
-            warmUp: Duration = .seconds(3), warmUpAccuracy: Double = 15, thinning: TrackThinning.Options? = nil
+            warmUp: Duration = .zero, thinning: TrackThinning.Options? = nil
         ) {
             self.maxAccuracy = maxAccuracy
             self.maxSpeed = maxSpeed
@@ -42,7 +46,6 @@ public struct StandardLocationFilter: LocationFilter {
             self.maxTimeBehind = maxTimeBehind
             self.reanchorAfter = reanchorAfter
             self.warmUp = warmUp
-            self.warmUpAccuracy = warmUpAccuracy
             self.thinning = thinning
         }
     }
@@ -63,7 +66,7 @@ public struct StandardLocationFilter: LocationFilter {
         self.options = options
         reference = lastAccepted.map { FilterReference(fix: $0, arrivedAt: nil) }
         validity = ValidityRule(maxAccuracy: options.maxAccuracy)
-        warmUp = WarmUpRule(period: options.warmUp, accuracy: options.warmUpAccuracy)
+        warmUp = WarmUpRule(period: options.warmUp)
         time = TimeSanityRule(maxAhead: options.maxTimeAhead, maxBehind: options.maxTimeBehind)
         jump = JumpRule(maxSpeed: options.maxSpeed, tolerance: options.jumpTolerance)
         reanchor = ReanchorRule(count: options.reanchorAfter)

@@ -13,6 +13,8 @@ public struct SimulationOptions: Sendable, Hashable {
     public var noSky: [ClosedRange<Double>]
     /// The location filter the accepted fixes pass.
     public var filter: StandardLocationFilter.Options
+    /// How wrong the fixes are and what the receiver reports about them (`FixErrorModel`).
+    public var errorModel: FixErrorModel.Parameters
     /// When Tern restarts (seconds from the trace start): it powers the receiver off, is down for
     /// `restartDowntime` and starts a new scheduler, resuming its `FixScheduler.Memory` when
     /// `remembers` (the receiver keeps its ephemeris on backup power either way).
@@ -51,6 +53,7 @@ public struct SimulationOptions: Sendable, Hashable {
         self.accuracyTarget = accuracyTarget
         self.noSky = noSky
         self.filter = filter
+        self.errorModel = FixErrorModel.Parameters.forReceiver(receiver)
     }
 
     /// The scheduler options this run uses.
@@ -58,7 +61,8 @@ public struct SimulationOptions: Sendable, Hashable {
         var options = FixScheduler.Options(
             policy: policy, acquisitionTimeout: acquisitionTimeout, accuracyTarget: accuracyTarget,
             energy: receiver.energy)
-        options.warmUp = WarmUpRule(period: filter.warmUp, accuracy: filter.warmUpAccuracy)
+        options.warmUp = WarmUpRule(period: filter.warmUp)
+        options.plausibility = PlausibilityCheck()
         return options
     }
 }
@@ -91,6 +95,9 @@ struct SimulationRun {
     var filter: StandardLocationFilter
     var meter: EnergyMeter
     var random: SplitMix64
+    /// The fix errors (their own random stream, so that scheduling choices do not shift the noise).
+    var errors: FixErrorModel
+    var errorRandom: SplitMix64
     var receiver = SimulatedReceiver()
     /// The scheduler's requested wake-up, kept as the exact `Duration` it asked for.
     var wake: Duration?
@@ -128,6 +135,9 @@ struct SimulationRun {
         self.filter = StandardLocationFilter(options: options.filter)
         self.meter = EnergyMeter(energy: options.receiver.energy, standbyCurrent: options.receiver.standbyCurrent)
         self.random = SplitMix64(seed: options.seed)
+        var errorRandom = SplitMix64(seed: options.seed ^ 0x5EED_0F_E770_12)
+        self.errors = FixErrorModel(sigma: options.receiver.sigma, parameters: options.errorModel, random: &errorRandom)
+        self.errorRandom = errorRandom
         self.restarts = options.restarts.sorted()
     }
 
@@ -229,22 +239,20 @@ struct SimulationRun {
         let now = epoch
         let truth = trace.position(at: trace.start.addingTimeInterval(now))
         let noisy = receiver.fixesThisSession <= receiver.noisyCount
-        let factor = noisy ? receiver.noisyFactor : 1
-        let sigma = model.sigma * factor
-        let north = sigma * random.nextGaussian(), east = sigma * random.nextGaussian()
-        let metresPerDegree = Geodesy.earthRadius * .pi / 180
-        let coordinate = Coordinate(
-            latitude: truth.latitude + north / metresPerDegree,
-            longitude: truth.longitude + east / (metresPerDegree * max(0.01, cos(truth.latitude * .pi / 180))))
+        let draw = errors.draw(
+            at: now, truth: truth, warmUp: noisy ? receiver.noisyFactor : 1, firstOfStart: receiver.fixesThisSession == 1,
+            random: &errorRandom)
+        let coordinate = draw.stale ?? FixErrorModel.offset(truth, north: draw.north, east: draw.east)
         let before = trace.position(at: trace.start.addingTimeInterval(now - 1))
         let after = trace.position(at: trace.start.addingTimeInterval(now + 1))
         let trueSpeed = Geodesy.distance(before, after) / 2
         let speed = max(0, trueSpeed + model.speedNoise * random.nextGaussian())
         let course = trueSpeed > 0.2 ? Geodesy.bearing(from: before, to: after) : 360 * random.nextUnit()
-        let accuracy = model.cep50 * factor * (0.8 + 0.45 * random.nextUnit())
+        // What Tern computes from the receiver's GGA: HDOP × UERE.
+        let accuracy = draw.hdop * NMEAFixAssembler.defaultUERE
         return Fix(
             time: trace.start.addingTimeInterval(now), coordinate: coordinate, speed: speed, course: course,
-            quality: .gps, satellites: SimulatedCycle.satellites(noisy: noisy), hdop: accuracy / 4, accuracy: accuracy)
+            quality: .gps, satellites: draw.satellites, hdop: draw.hdop, accuracy: accuracy)
     }
 
     private mutating func setMeter(_ state: EnergyMeter.PowerState) {

@@ -178,21 +178,21 @@ import TernTesting
 
     // MARK: Warm-up
 
-    @Test func skipsAnInaccurateFixInTheFirstSecondsOfASession() {
-        var sut = StandardLocationFilter(options: .init(warmUp: .seconds(3), warmUpAccuracy: 15))
-        let early = sut.evaluate(.fixture(accuracy: 20), context: FilterContext(sessionAge: .seconds(1)))
-        #expect(early.rejection == .warmingUp(seconds: 1, accuracy: 20))
-        #expect(sut.evaluate(.fixture(seconds: 3, accuracy: 20), context: FilterContext(sessionAge: .seconds(3))).passed)
+    @Test func skipsAMovingFixInTheFirstSecondsOfASessionWhateverItEstimates() {
+        var sut = StandardLocationFilter(options: .init(warmUp: .seconds(3)))
+        let early = sut.evaluate(.fixture(accuracy: 4, speed: 10), context: FilterContext(sessionAge: .seconds(1)))
+        #expect(early.rejection == .warmingUp(seconds: 1, accuracy: 4))
+        #expect(sut.evaluate(.fixture(seconds: 3, speed: 10), context: FilterContext(sessionAge: .seconds(3))).passed)
     }
 
-    @Test func aWarmUpFixAccurateByItsOwnEstimatePasses() {
-        var sut = StandardLocationFilter(options: .init(warmUp: .seconds(3), warmUpAccuracy: 15))
-        #expect(sut.evaluate(.fixture(accuracy: 6), context: FilterContext(sessionAge: .zero)).passed)
+    @Test func aStillFixPassesTheWarmUp() {
+        var sut = StandardLocationFilter(options: .init(warmUp: .seconds(3)))
+        #expect(sut.evaluate(.fixture(speed: 0.1), context: FilterContext(sessionAge: .zero)).passed)
     }
 
     @Test func warmUpNeedsToKnowTheSession() {
-        var sut = StandardLocationFilter(options: .init(warmUp: .seconds(3), warmUpAccuracy: 15))
-        #expect(sut.evaluate(.fixture(accuracy: 20)).passed)
+        var sut = StandardLocationFilter(options: .init(warmUp: .seconds(3)))
+        #expect(sut.evaluate(.fixture(speed: 10)).passed)
     }
 
     // MARK: Duplicates
