@@ -117,7 +117,7 @@ struct PolicyBench: ParsableCommand {
             print(String(decoding: data, as: UTF8.self))
         }
         if check, !report.allTargetsMet {
-            for target in report.targets where !target.met {
+            for target in report.targets where !target.met && !target.stretch {
                 FileHandle.standardError.write(Data("tern-bench: target missed: \(target.summary)\n".utf8))
             }
             throw ExitCode(1)
