@@ -31,7 +31,12 @@ public enum StatusText {
         }
         let rejected = g.rejections.values.reduce(0, +)
         let reasons = g.rejections.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        lines.append(row("fixes", "\(g.fixesSeen) seen, \(g.fixesAccepted) accepted, \(rejected) rejected\(reasons.isEmpty ? "" : " (\(reasons))")"))
+        let thinned = g.thinned.values.reduce(0, +)
+        let thinReasons = g.thinned.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        var fixes = "\(g.fixesSeen) seen, \(g.fixesAccepted) accepted, \(rejected) rejected\(reasons.isEmpty ? "" : " (\(reasons))")"
+        if thinned > 0 { fixes += ", \(thinned) thinned (\(thinReasons))" }
+        if g.reanchors > 0 { fixes += ", re-anchored \(g.reanchors)×" }
+        lines.append(row("fixes", fixes))
         let u = report.uplink
         var uplink = "\(u.state); \(u.uploaded) uploaded, \(report.queueDepth.map(String.init) ?? "?") waiting"
         if let blocked = u.blockedReason { uplink += "; BLOCKED: \(blocked)" }

@@ -74,16 +74,16 @@ extension TernConfig {
         try powerTable.rejectUnknownKeys()
 
         var schedulerTable = try root.table("scheduler")
-        let scheduler = try readScheduler(
+        var scheduler = try readScheduler(
             &schedulerTable, keys: keys(of: "scheduler"),
             energy: energy(model: model, chipset: receiverOptions.chipset, power: power))
         try schedulerTable.rejectUnknownKeys()
 
         var filterTable = try root.table("filter")
-        let filter = StandardLocationFilter.Options(
-            maxAccuracy: try filterTable.double("max_accuracy_m", default: 50, range: 1...10_000),
-            maxSpeed: try filterTable.double("max_speed_mps", default: 70, range: 1...1_000),
-            jumpTolerance: try filterTable.double("jump_tolerance_m", default: 100, range: 0...100_000))
+        let filter = try readFilter(&filterTable, keys: keys(of: "filter"), scheduler: scheduler)
+        // The adaptive scheduler asks the filter's warm-up rule before it calls a fix good enough.
+        scheduler.warmUp = WarmUpRule(period: filter.warmUp)
+        scheduler.plausibility = PlausibilityCheck()
         try filterTable.rejectUnknownKeys()
 
         var uplinkTable = try root.table("uplink")
@@ -272,5 +272,42 @@ extension TernConfig {
             accuracyTarget: try table.double("accuracy_target_m", default: 15, range: 1...1_000),
             energy: energy,
             hotStartTimeout: try table.duration("hot_start_timeout", default: .seconds(10), range: .seconds(3) ... .seconds(3_600)))
+    }
+
+    private static func readFilter(
+        _ table: inout ConfigReader, keys: Set<String>, scheduler: FixScheduler.Options
+    ) throws(ConfigError) -> StandardLocationFilter.Options {
+        var budget = 30.0
+        if case let .adaptive(errorBudget, _, _) = scheduler.policy { budget = errorBudget }
+        let thinningName = try table.choice("thinning", ["budget", "minimums", "off"], default: "budget")
+        let owners = ["thin_tolerance_m": "budget", "min_distance_m": "minimums", "min_angle_deg": "minimums", "min_period": "minimums"]
+        if let (key, owner) = owners.sorted(by: { $0.key < $1.key }).first(where: { keys.contains($0.key) && $0.value != thinningName }) {
+            throw ConfigError(
+                key: "filter.\(key)",
+                "only used with thinning = \"\(owner)\", but thinning is \"\(thinningName)\"; remove the key or set thinning = \"\(owner)\"")
+        }
+        let rule: TrackThinning.Rule?
+        switch thinningName {
+        case "off":
+            rule = nil
+        case "minimums":
+            rule = .minimums(
+                distance: try table.double("min_distance_m", default: 100, range: 0...100_000),
+                angle: try table.double("min_angle_deg", default: 10, range: 0...180),
+                period: try table.duration("min_period", default: .seconds(300), range: .seconds(1) ... .seconds(86_400)))
+        default:
+            rule = .errorBudget(tolerance: try table.double("thin_tolerance_m", default: budget, range: 0...10_000))
+        }
+        let heartbeat = try table.duration("heartbeat", default: .seconds(3600), range: .seconds(1) ... .seconds(7 * 86_400))
+        let maxHeld = try table.duration("max_held", default: .seconds(300), range: .seconds(1) ... .seconds(86_400))
+        return StandardLocationFilter.Options(
+            maxAccuracy: try table.double("max_accuracy_m", default: 50, range: 1...10_000),
+            maxSpeed: try table.double("max_speed_mps", default: 70, range: 1...1_000),
+            jumpTolerance: try table.double("jump_tolerance_m", default: 100, range: 0...100_000),
+            maxTimeAhead: try table.duration("max_time_ahead", default: .seconds(30), range: .seconds(1) ... .seconds(86_400)).seconds,
+            maxTimeBehind: try table.duration("max_time_behind", default: .seconds(300), range: .seconds(1) ... .seconds(86_400)).seconds,
+            reanchorAfter: try table.int("reanchor_after", default: 3, range: 0...1000),
+            warmUp: try table.duration("warm_up", default: .seconds(3), range: .zero ... .seconds(600)),
+            thinning: rule.map { TrackThinning.Options(rule: $0, heartbeat: heartbeat, maxHeld: maxHeld) })
     }
 }

@@ -27,8 +27,7 @@ struct BoundsBench: ParsableCommand {
     var budget: Double = 30
 
     func run() throws {
-        var policy = PolicyBench()
-        policy.traces = traces
+        let policy = try PolicyBench.parse(["--traces", traces])
         let inputs = policy.loadInputs().filter(\.isMoving)
         var rows: [[String: Any]] = []
         var totals = (fixed: 0, clairvoyant: 0, twoRate: 0)

@@ -52,9 +52,8 @@ struct PolicyReport {
         var floorMJ = 0.0
         var parkedAdaptiveMJ: Double?
         var parkedAlwaysOnMJ: Double?
-        /// Adaptive's energy on the parked day up to the departure, mJ.
-        var parkedUntilDepartureMJ: Double?
-        var parkedAlwaysOnUntilDepartureMJ: Double?
+        /// Adaptive / always-on energy per parked day (the last up to the departure), from a cold boot.
+        var parkedDayRatios: [Double] = []
         /// Seconds from the departure to the first accepted fix farther than the budget from the spot.
         var departureDelay: Double?
         /// The one fixed interval a config could name for every moving trace: the longest whose p95
@@ -67,9 +66,9 @@ struct PolicyReport {
         var adaptiveOverAlwaysOn: Double { ratio(adaptiveMJ, alwaysOnMJ) }
         var medianCycleOverFloor: Double { ratio(medianCycleMJ, floorMJ) }
         var parkedRatio: Double? { parkedAdaptiveMJ.flatMap { a in parkedAlwaysOnMJ.map { ratio(a, $0) } } }
-        var parkedUntilDepartureRatio: Double? {
-            parkedUntilDepartureMJ.flatMap { a in parkedAlwaysOnUntilDepartureMJ.map { ratio(a, $0) } }
-        }
+        var parkedFirstDayRatio: Double? { parkedDayRatios.first }
+        /// The worst day after the first.
+        var parkedLaterDaysRatio: Double? { parkedDayRatios.count > 1 ? parkedDayRatios.dropFirst().max() : nil }
     }
 
     struct Target {
@@ -78,9 +77,11 @@ struct PolicyReport {
         var value: Double?
         var limit: Double
         var met: Bool
+        /// A stretch goal: reported, not required (`--check` ignores it).
+        var stretch = false
 
         var summary: String {
-            "\(receiver): \(name) = \(value.map { String(round($0, 4)) } ?? "n/a") (limit \(round(limit, 4)))"
+            "\(receiver): \(name) = \(value.map { String(round($0, 4)) } ?? "n/a") (\(stretch ? "stretch" : "limit") \(round(limit, 4)))"
         }
     }
 
@@ -89,7 +90,7 @@ struct PolicyReport {
     private(set) var totals: [Totals] = []
     private(set) var targets: [Target] = []
 
-    var allTargetsMet: Bool { targets.allSatisfy(\.met) }
+    var allTargetsMet: Bool { targets.allSatisfy { $0.met || $0.stretch } }
 
     init(settings: Settings, inputs: [PolicyInput], runs: [PolicyRun]) {
         self.settings = settings
@@ -130,8 +131,14 @@ struct PolicyReport {
             } else if let departure = row.input.departure {
                 t.parkedAdaptiveMJ = row.adaptive.energyMJ
                 t.parkedAlwaysOnMJ = row.alwaysOn.energyMJ
-                t.parkedUntilDepartureMJ = energy(row.adaptive, model: model, until: departure)
-                t.parkedAlwaysOnUntilDepartureMJ = energy(row.alwaysOn, model: model, until: departure)
+                var dayStart = 0.0
+                while dayStart < departure {
+                    let dayEnd = min(dayStart + 86_400, departure)
+                    let adaptive = energy(row.adaptive, model: model, until: dayEnd) - energy(row.adaptive, model: model, until: dayStart)
+                    let alwaysOn = energy(row.alwaysOn, model: model, until: dayEnd) - energy(row.alwaysOn, model: model, until: dayStart)
+                    t.parkedDayRatios.append(ratio(adaptive, alwaysOn))
+                    dayStart = dayEnd
+                }
                 let spot = row.input.trace.position(at: row.input.trace.start)
                 t.departureDelay = row.adaptive.acceptedFixes.first { fix in
                     fix.time >= departure
@@ -170,6 +177,7 @@ struct PolicyReport {
         return meter
     }
 
+    /// The targets of issue 13, as decided.
     private static func targets(rows: [Row], totals: [Totals], settings: Settings) -> [Target] {
         var targets: [Target] = []
         for t in totals {
@@ -179,27 +187,32 @@ struct PolicyReport {
             targets.append(
                 Target(
                     name: "adaptive p95 error on every moving trace (worst), m", receiver: name, value: worst,
-                    limit: settings.budget, met: moving.allSatisfy { $0.adaptive.errorSkyM.p95 <= settings.budget }))
+                    limit: settings.budget, met: !moving.isEmpty && moving.allSatisfy { $0.adaptive.errorSkyM.p95 <= settings.budget }))
             targets.append(
                 Target(
-                    name: "sum adaptive / sum best fixed (moving traces)", receiver: name, value: t.adaptiveOverBestFixed,
-                    limit: 0.5, met: t.adaptiveOverBestFixed <= 0.5))
+                    name: "sum adaptive / sum of the one fixed interval within budget on every moving trace", receiver: name,
+                    value: t.adaptiveOverSingleFixed, limit: 0.25, met: (t.adaptiveOverSingleFixed ?? .infinity) <= 0.25))
             targets.append(
                 Target(
-                    name: "sum adaptive / sum always-on (moving traces)", receiver: name, value: t.adaptiveOverAlwaysOn,
-                    limit: 0.1, met: t.adaptiveOverAlwaysOn <= 0.1))
+                    name: "sum adaptive / sum best fixed per trace (moving traces)", receiver: name, value: t.adaptiveOverBestFixed,
+                    limit: 0.85, met: t.adaptiveOverBestFixed <= 0.85))
             targets.append(
                 Target(
-                    name: "median adaptive cycle / floor", receiver: name, value: t.medianCycleOverFloor, limit: 1.5,
-                    met: t.cycles > 0 && t.medianCycleOverFloor <= 1.5))
+                    name: "sum adaptive / sum best fixed per trace (moving traces)", receiver: name, value: t.adaptiveOverBestFixed,
+                    limit: 0.67, met: t.adaptiveOverBestFixed <= 0.67, stretch: true))
+            guard t.parkedAdaptiveMJ != nil else { continue }
             targets.append(
                 Target(
-                    name: "parked 24 h: adaptive / always-on", receiver: name, value: t.parkedRatio, limit: 0.01,
-                    met: (t.parkedRatio ?? .infinity) <= 0.01))
+                    name: "parked, first day from a cold boot: adaptive / always-on", receiver: name, value: t.parkedFirstDayRatio,
+                    limit: 0.012, met: (t.parkedFirstDayRatio ?? .infinity) <= 0.012))
             targets.append(
                 Target(
-                    name: "departure noticed after, s", receiver: name, value: t.departureDelay, limit: settings.maxInterval,
-                    met: (t.departureDelay ?? .infinity) <= settings.maxInterval))
+                    name: "parked, every later day (worst): adaptive / always-on", receiver: name, value: t.parkedLaterDaysRatio,
+                    limit: 0.01, met: (t.parkedLaterDaysRatio ?? .infinity) <= 0.01))
+            targets.append(
+                Target(
+                    name: "departure noticed after, s", receiver: name, value: t.departureDelay, limit: 900,
+                    met: (t.departureDelay ?? .infinity) <= 900))
         }
         return targets
     }
@@ -218,7 +231,7 @@ struct PolicyReport {
             "targets": targets.map { target -> [String: Any] in
                 [
                     "name": target.name, "receiver": target.receiver, "value": target.value.map { round($0, 4) } ?? NSNull(),
-                    "limit": target.limit, "met": target.met,
+                    "limit": target.limit, "met": target.met, "stretch": target.stretch,
                 ]
             },
             "all_targets_met": allTargetsMet,
@@ -230,6 +243,9 @@ struct PolicyReport {
             "energy_mj": round(r.energyMJ, 1), "p95_m": round(r.errorM.p95, 2), "max_m": round(r.errorM.max, 2),
             "p95_sky_m": round(r.errorSkyM.p95, 2),
             "fixes": r.fixesAccepted, "receiver_on_s": round(r.receiverOnS, 1),
+            // What is stored after thinning (the daemon's default), and its track error.
+            "fixes_stored": r.fixesStored, "p95_stored_sky_m": round(r.errorStoredSkyM.p95, 2),
+            "rejected": r.rejections, "thinned": r.thinned.values.reduce(0, +),
         ]
     }
 
@@ -274,7 +290,7 @@ struct PolicyReport {
             "parked_adaptive_mj": t.parkedAdaptiveMJ.map { round($0, 1) } ?? NSNull(),
             "parked_always_on_mj": t.parkedAlwaysOnMJ.map { round($0, 1) } ?? NSNull(),
             "parked_ratio_vs_always_on": t.parkedRatio.map { round($0, 5) } ?? NSNull(),
-            "parked_until_departure_ratio_vs_always_on": t.parkedUntilDepartureRatio.map { round($0, 5) } ?? NSNull(),
+            "parked_day_ratios_vs_always_on": t.parkedDayRatios.map { round($0, 5) },
             "departure_delay_s": t.departureDelay.map { round($0, 1) } ?? NSNull(),
             "moving_single_fixed_interval_s": t.singleFixedInterval ?? NSNull(),
             "moving_single_fixed_mj": t.singleFixedInterval.map { _ in round(t.singleFixedMJ, 1) } ?? NSNull(),
@@ -301,14 +317,14 @@ struct PolicyReport {
                     + "\(row.adaptive.fixesAccepted) | \(fmt(ratio(row.adaptive.energyMJ, best.energyMJ), 2)) | "
                     + "\(fmt(ratio(row.adaptive.energyMJ, row.alwaysOn.energyMJ), 3)) |")
         }
-        lines += ["", "| receiver | moving traces: always-on J | best fixed J | adaptive J | adaptive / best fixed | adaptive / always-on | median cycle / floor | parked 24 h / always-on | departure noticed |",
+        lines += ["", "| receiver | moving traces: always-on J | best fixed J | adaptive J | adaptive / best fixed | adaptive / always-on | median cycle / floor | parked days / always-on | departure noticed |",
                   "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for t in totals {
             lines.append(
                 "| \(t.receiver.name) | \(fmt(t.alwaysOnMJ / 1000, 1)) | \(fmt(t.bestFixedMJ / 1000, 1)) | \(fmt(t.adaptiveMJ / 1000, 1)) | "
                     + "\(fmt(t.adaptiveOverBestFixed, 3)) | \(fmt(t.adaptiveOverAlwaysOn, 4)) | "
                     + "\(fmt(t.medianCycleMJ, 0)) / \(fmt(t.floorMJ, 0)) mJ = \(fmt(t.medianCycleOverFloor, 2)) | "
-                    + "\(t.parkedRatio.map { fmt($0 * 100, 2) + " %" } ?? "n/a") | \(t.departureDelay.map { fmt($0, 0) + " s" } ?? "never") |")
+                    + "\(t.parkedDayRatios.isEmpty ? "n/a" : t.parkedDayRatios.map { fmt($0 * 100, 2) }.joined(separator: ", ") + " %") | \(t.departureDelay.map { fmt($0, 0) + " s" } ?? (t.parkedAdaptiveMJ == nil ? "n/a" : "never")) |")
         }
         for t in totals {
             let single = t.singleFixedInterval.map {
@@ -318,7 +334,7 @@ struct PolicyReport {
         }
         lines += ["", "Targets:"]
         for target in targets {
-            lines.append("- \(target.met ? "✅" : "❌") \(target.summary)")
+            lines.append("- \(target.met ? "✅" : target.stretch ? "➖" : "❌") \(target.summary)")
         }
         return lines.joined(separator: "\n")
     }

@@ -72,6 +72,8 @@ public struct FixScheduler: Sendable, Hashable {
     private var awaitingVerdict = false
     private var deliveringFallback = false
     private var best: Fix?
+    /// Adaptive: a good-enough fix that contradicted the motion seen, waiting for the next to confirm it.
+    private var suspect: Fix?
     private var poweredAt: Duration = .zero
     /// The first fix of the current powered session (continuous tracking since then).
     private var sessionFixAt: Duration?
@@ -153,8 +155,18 @@ public struct FixScheduler: Sendable, Hashable {
              let (.settling(since, deadline), .fixReceived(fix, now)) where fix.quality.isUsable:
             noteTracking(now: now)
             guard !awaitingVerdict else { return [] }
-            if isGoodEnough(fix) { return deliver(fix) }
-            if best.map({ accuracy(of: fix) < accuracy(of: $0) }) ?? true { best = fix }
+            if isGoodEnough(fix, now: now) {
+                // A fix that contradicts the motion seen is confirmed by the next one first (an outlier does not repeat).
+                guard case .adaptive = options.policy, let check = options.plausibility, check.isSuspect(fix, at: now, motion: motion)
+                else { return deliver(fix) }
+                if let earlier = suspect, check.agree(earlier, fix) { return deliver(fix) }
+                suspect = fix
+                state = .settling(since: since, deadline: deadline)
+                return []
+            }
+            // The fallback at the deadline is the best fix past the warm-up (the filter would skip the others).
+            let warmedUp = options.warmUp.rejection(of: fix, context: FilterContext(sessionAge: sessionFixAt.map { now - $0 })) == nil
+            if warmedUp, best.map({ accuracy(of: fix) < accuracy(of: $0) }) ?? true { best = fix }
             state = .settling(since: since, deadline: deadline)
             return []
 
@@ -219,6 +231,7 @@ public struct FixScheduler: Sendable, Hashable {
         poweredAt = now
         sessionFixAt = nil
         best = nil
+        suspect = nil
         deliveringFallback = false
         heardSky = false
         // Stale as far as the scheduler knows; and once after a timeout when the receiver does not say
@@ -419,8 +432,12 @@ public struct FixScheduler: Sendable, Hashable {
         fix.accuracy ?? fix.hdop.map { $0 * 4 } ?? 0
     }
 
-    private func isGoodEnough(_ fix: Fix) -> Bool {
+    /// Adaptive: accurate enough by its own estimate, and past the filter's warm-up (the same
+    /// `WarmUpRule`, so the scheduler never delivers a fix the filter would skip as warming up).
+    private func isGoodEnough(_ fix: Fix, now: Duration) -> Bool {
         if case .fixed = options.policy { return true }
+        let age = sessionFixAt.map { now - $0 }
         return accuracy(of: fix) <= options.accuracyTarget
+            && options.warmUp.rejection(of: fix, context: FilterContext(sessionAge: age)) == nil
     }
 }

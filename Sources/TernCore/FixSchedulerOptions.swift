@@ -51,6 +51,12 @@ extension FixScheduler {
         public var badTimeShare: Double
         /// Adaptive: elapsed time credited up front to the bad-time account (a prior of good behaviour).
         public var badTimeCredit: Duration
+        /// Adaptive: the filter's warm-up rule, asked before a fix is called good enough (the two agree);
+        /// off unless set (the daemon and the simulator set the filter's).
+        public var warmUp = WarmUpRule(period: .zero)
+        /// Adaptive: which fixes contradict the motion seen and wait for the next to confirm them (nil:
+        /// none; the daemon and the simulator use `PlausibilityCheck()`).
+        public var plausibility: PlausibilityCheck?
 
         public init(
             policy: FixPolicy, acquisitionTimeout: Duration = .seconds(90), accuracyTarget: Double = 15,

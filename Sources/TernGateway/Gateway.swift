@@ -30,6 +30,8 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     private var memorySavedAt: Duration?
     private let start: C.Instant
     private var poweredSince: Duration?
+    /// When the current power session's first usable fix arrived (the filter's warm-up runs from it).
+    private var sessionFirstFixAt: Duration?
     /// When accepted positions are written (group commit, retries after store failures).
     private var commits: GroupCommit
     private let commitTimer: WakeTimer<C>
@@ -132,6 +134,7 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
                 metadata: ["fix_time": "\(fix.time)", "powered_on": "\(freshness.poweredOnAt.map { "\($0)" } ?? "-")"])
             return
         }
+        if usable, sessionFirstFixAt == nil { sessionFirstFixAt = elapsed }
         await perform(scheduler.handle(.fixReceived(fix, now: elapsed)))
     }
 
@@ -160,10 +163,11 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         }
         current.acquisitionTimeouts = scheduler.timeouts
         for fix in deliveries {
-            let accepted = evaluate(fix)
-            await perform(scheduler.handle(.delivered(accepted: accepted, now: elapsed)))
-            guard accepted else { continue }
-            await performCommits(commits.accepted(Position(fix: fix), now: elapsed))
+            // A thinned fix is the fix the scheduler asked for all the same: it is told it arrived.
+            let store = evaluate(fix)
+            await perform(scheduler.handle(.delivered(accepted: store != nil, now: elapsed)))
+            guard let store else { continue }
+            for kept in store { await performCommits(commits.accepted(Position(fix: kept), now: elapsed)) }
             if memorySavedAt.map({ elapsed - $0 >= memorySaveInterval }) ?? true { await saveMemory() }
         }
     }
@@ -198,20 +202,29 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         }
     }
 
-    /// Runs the filter on the fix the scheduler chose; an accepted one joins the positions to write.
-    /// Returns the verdict.
-    private func evaluate(_ fix: Fix) -> Bool {
-        switch filter.evaluate(fix) {
-        case let .reject(reason):
+    /// Runs the filter on the fix the scheduler chose and counts the verdict. Returns nil when it was
+    /// rejected, else the fixes to store now (none when thinning holds or drops it).
+    private func evaluate(_ fix: Fix) -> [Fix]? {
+        let now = elapsed
+        let context = FilterContext(
+            now: now, synchronisedTime: synchronisedTime(), sessionAge: sessionFirstFixAt.map { now - $0 })
+        let verdict = filter.evaluate(fix, context: context)
+        for reason in verdict.thinned { current.thinned[reason.kind, default: 0] += 1 }
+        if let reason = verdict.rejection {
             current.rejections[reason.kind, default: 0] += 1
             logger.debug("fix rejected", metadata: ["reason": "\(reason)"])
-            return false
-        case let .accept(fix):
-            current.fixesAccepted += 1
-            current.lastAccepted = fix
-            accepted(fix)
-            return true
+            return nil
         }
+        if let n = verdict.reanchoredAfter {
+            current.reanchors += 1
+            logger.notice(
+                "re-anchored the filter: fixes far from the last accepted one agree with each other (moved while not tracked, or a bad reference)",
+                metadata: ["consistent_fixes": "\(n)", "fix_time": "\(fix.time)"])
+        }
+        current.fixesAccepted += 1
+        current.lastAccepted = fix
+        accepted(fix)
+        return verdict.store
     }
 
     private func commitTimerFired() async {
@@ -287,6 +300,7 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         if on {
             if poweredSince == nil {
                 current.powerCycles += 1
+                sessionFirstFixAt = nil
                 freshness.poweredOn(at: now, systemTime: synchronisedTime())
             }
             poweredSince = poweredSince ?? now
@@ -302,6 +316,8 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         // What waits to be written is written now (twice if the first attempt fails), after a write in
         // flight (its own task; it completes on this actor) has reported.
         while commits.isWriting { await Task.yield() }
+        // The fix thinning holds is the track's last point so far: it is kept.
+        for held in filter.flush() { _ = commits.accepted(Position(fix: held), now: elapsed) }
         for _ in 0..<2 where !commits.pending.isEmpty { await performCommits(commits.shutdown()) }
         if !commits.pending.isEmpty {
             logger.critical(
@@ -316,19 +332,4 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     }
 
     private var elapsed: Duration { start.duration(to: clock.now) }
-}
-
-extension RejectionReason {
-    /// A stable name for counting, e.g. "poorAccuracy".
-    public var kind: String {
-        switch self {
-        case .noFix: "noFix"
-        case .invalidCoordinate: "invalidCoordinate"
-        case .poorAccuracy: "poorAccuracy"
-        case .outOfSequence: "outOfSequence"
-        case .duplicate: "duplicate"
-        case .implausibleJump: "implausibleJump"
-        case .untrustedTime: "untrustedTime"
-        }
-    }
 }

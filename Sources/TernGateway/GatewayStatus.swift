@@ -19,10 +19,14 @@ public struct GatewayStatus: Sendable, Hashable, Codable {
     /// Fixes measured before the receiver's last power-on (left over from the previous power cycle),
     /// kept from the scheduler (`FixFreshness`).
     public var staleFixes = 0
-    /// Fixes the scheduler delivered and the filter accepted.
+    /// Fixes the scheduler delivered and the filter's rules passed (stored, or thinned).
     public var fixesAccepted = 0
     /// Rejections by reason (the reason's kind, e.g. "poorAccuracy").
     public var rejections: [String: Int] = [:]
+    /// Fixes that passed but thinning dropped (not stored), by reason (e.g. "withinBudget").
+    public var thinned: [String: Int] = [:]
+    /// Times the filter re-anchored on mutually consistent fixes far from its reference.
+    public var reanchors = 0
     /// Positions durably written to the queue.
     public var enqueued = 0
     /// Positions accepted but not yet written: waiting for the group commit, or for the store to recover
@@ -49,7 +53,7 @@ public struct GatewayStatus: Sendable, Hashable, Codable {
     /// All but `nextWake` (a time on the gateway's own clock; the scheduler summary says when).
     private enum CodingKeys: String, CodingKey {
         case receiverPowered, receiverOnSeconds, powerCycles, acquisitionTimeouts, fixesSeen, noFixEpochs
-        case fixesUnwanted, staleFixes, fixesAccepted, rejections, enqueued, pendingWrites, droppedUnwritten, queueDrops
+        case fixesUnwanted, staleFixes, fixesAccepted, rejections, thinned, reanchors, enqueued, pendingWrites, droppedUnwritten, queueDrops
         case wakeUps, uptimeSeconds
         case lastAccepted, scheduler, lastError
     }

@@ -29,13 +29,15 @@ public struct NMEALogDecoder: Sendable {
     private var counters = NMEALogDecoderStats()
 
     /// `reference` until a `# Date:` comment says more (the build date by default).
+    /// - Parameter amendsCompletedEpochs: a log is decoded whole: by default a sentence after its
+    ///   cycle's learnt end amends the epoch, as gpsd does (the epoch is emitted again). `false` is the
+    ///   live path's rule (`NMEAReceiverPump`): the late sentence is dropped, as a fix already acted on.
     public init(
         reference: NMEADateReference = .notBefore(NMEADecodingContext.buildReferenceDate),
-        uere: Double = NMEAFixAssembler.defaultUERE
+        uere: Double = NMEAFixAssembler.defaultUERE, amendsCompletedEpochs: Bool = true
     ) {
         decoder = NMEADecoder(context: NMEADecodingContext(reference: { reference }))
-        // A log is decoded whole: a sentence after its cycle's learnt end amends the epoch, as gpsd does.
-        assembler = NMEAFixAssembler(uere: uere, amendsCompletedEpochs: true)
+        assembler = NMEAFixAssembler(uere: uere, amendsCompletedEpochs: amendsCompletedEpochs)
     }
 
     public var stats: NMEALogDecoderStats {

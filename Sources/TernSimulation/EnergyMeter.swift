@@ -25,7 +25,9 @@ public struct EnergyMeter: Sendable, Hashable {
         self.since = start
     }
 
-    public var totalMillijoules: Double { millijoules.values.reduce(0, +) }
+    /// Summed in a fixed order: a dictionary's order differs between instances, and so would the last
+    /// bit of the sum (two identical runs compared unequal).
+    public var totalMillijoules: Double { PowerState.allCases.reduce(0) { $0 + (millijoules[$1] ?? 0) } }
     public var onSeconds: Double { (seconds[.acquiring] ?? 0) + (seconds[.tracking] ?? 0) }
 
     public func current(of state: PowerState) -> Double {

@@ -20,16 +20,17 @@ public struct Scenario: Sendable, Hashable {
     }
 
     /// The scenario names, as `tern simulate --scenario` takes them.
-    public static let names = ["commute", "parked-day", "indoor"]
+    public static let names = ["commute", "parked-day", "parked-3-days", "indoor"]
 
     /// All scenarios, in `names` order.
-    public static var all: [Scenario] { [commute, parkedDay, indoor] }
+    public static var all: [Scenario] { [commute, parkedDay, parkedThreeDays, indoor] }
 
     /// The scenario called `name` (see `names`), nil for an unknown name.
     public static func named(_ name: String) -> Scenario? {
         switch name {
         case "commute": commute
         case "parked-day", "parkedDay", "parked": parkedDay
+        case "parked-3-days", "parkedThreeDays": parkedThreeDays
         case "indoor": indoor
         default: nil
         }
@@ -80,6 +81,23 @@ public struct Scenario: Sendable, Hashable {
         b.wait(until: 86_400)
         return Scenario(
             name: "parked-day", trace: Trace(name: "parked-day", points: b.points), departure: departure)
+    }()
+
+    /// 72 hours at one parking spot from a cold boot (the receiver has never run); in its last 20
+    /// minutes the vehicle drives off (at `departure`), as on `parkedDay`. Each day after the first
+    /// shows the steady cost of waiting; the first includes the cold start and the cautious beginning.
+    public static let parkedThreeDays: Scenario = {
+        var b = TraceBuilder(start: Coordinate(latitude: 45.81306, longitude: 15.97730), origin: origin)
+        let end = 3 * 86_400.0
+        let departure = end - 1200
+        b.wait(until: departure)
+        b.go([(270, 60), (180, 140)], speed: 5, acceleration: 1.5)
+        b.go([(180, 2000), (240, 3000)], speed: 11, acceleration: 1.5)
+        b.wait(60)
+        b.go([(300, 4000)], speed: 14, acceleration: 1.5)
+        b.wait(until: end)
+        return Scenario(
+            name: "parked-3-days", trace: Trace(name: "parked-3-days", points: b.points), departure: departure)
     }()
 
     /// A 75-minute walk (1.4 m/s) that goes indoors three times: 12 minutes in a shop (browsing,

@@ -188,8 +188,9 @@ public final class SimulatedGPS: Sendable {
         _ sentences: [String], epoch: Double, start: C.Instant, clock: C, switches: PowerLog
     ) async throws where C.Duration == Duration {
         let model = options.model
-        defer { counters.withLock { $0.cyclesWritten += 1 } }
         let bytes = Array(sentences.joined().utf8)
+        // Counted before its last bytes go out: a reader may act on them before this task runs again.
+        if bytes.isEmpty { counters.withLock { $0.cyclesWritten += 1 } }
         let chunk = max(1, Int(Self.chunkDuration * Double(model.baudRate) / 10))
         var sent = 0
         while sent < bytes.count {
@@ -199,10 +200,14 @@ public final class SimulatedGPS: Sendable {
             if clock.now < deadline { try await clock.sleep(until: deadline, tolerance: nil) }
             if let off = switches.firstOff(after: epoch), off < end {
                 let onTheWire = min(next, max(sent, Int((off - epoch) * Double(model.baudRate) / 10)))
+                counters.withLock {
+                    $0.cyclesWritten += 1
+                    $0.epochsCut += 1
+                }
                 emit(Array(bytes[sent..<onTheWire]))
-                counters.withLock { $0.epochsCut += 1 }
                 return
             }
+            if next == bytes.count { counters.withLock { $0.cyclesWritten += 1 } }
             emit(Array(bytes[sent..<next]))
             sent = next
         }

@@ -49,13 +49,25 @@ public struct SimulationResult: Sendable, Hashable, Codable {
     public var ephemerisRefreshes = 0
     public var timeouts = 0
     public var keptOn = 0
+    /// Fixes the filter's rules passed (the scheduler's track: thinning not applied).
     public var acceptedFixes: [AcceptedFix] = []
+    /// Fixes stored (after thinning, with the one held at the end).
+    public var storedFixes: [AcceptedFix] = []
+    public var fixesStored = 0
+    /// The filter's verdicts by reason: rejected, thinned; re-anchors.
+    public var rejections: [String: Int] = [:]
+    public var thinned: [String: Int] = [:]
+    public var reanchors = 0
+    /// Track error of the stored fixes over the seconds with sky (equal to `errorSkyM` without thinning).
+    public var errorStoredSkyM = ErrorStats()
     public var powerLog: [PowerLogEntry] = []
 
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case trace, receiver, policy, timeouts, starts, cycles
+        case trace, receiver, policy, timeouts, starts, cycles, rejections, thinned, reanchors
+        case fixesStored = "fixes_stored"
+        case errorStoredSkyM = "error_stored_sky_m"
         case durationS = "duration_s"
         case receiverOnS = "receiver_on_s"
         case energyMJ = "energy_mj"

@@ -13,6 +13,8 @@ public struct SimulationOptions: Sendable, Hashable {
     public var noSky: [ClosedRange<Double>]
     /// The location filter the accepted fixes pass.
     public var filter: StandardLocationFilter.Options
+    /// How wrong the fixes are and what the receiver reports about them (`FixErrorModel`).
+    public var errorModel: FixErrorModel.Parameters
     /// When Tern restarts (seconds from the trace start): it powers the receiver off, is down for
     /// `restartDowntime` and starts a new scheduler, resuming its `FixScheduler.Memory` when
     /// `remembers` (the receiver keeps its ephemeris on backup power either way).
@@ -51,13 +53,17 @@ public struct SimulationOptions: Sendable, Hashable {
         self.accuracyTarget = accuracyTarget
         self.noSky = noSky
         self.filter = filter
+        self.errorModel = FixErrorModel.Parameters.forReceiver(receiver)
     }
 
     /// The scheduler options this run uses.
     public var schedulerOptions: FixScheduler.Options {
-        .init(
+        var options = FixScheduler.Options(
             policy: policy, acquisitionTimeout: acquisitionTimeout, accuracyTarget: accuracyTarget,
             energy: receiver.energy)
+        options.warmUp = WarmUpRule(period: filter.warmUp)
+        options.plausibility = PlausibilityCheck()
+        return options
     }
 }
 
@@ -89,11 +95,19 @@ struct SimulationRun {
     var filter: StandardLocationFilter
     var meter: EnergyMeter
     var random: SplitMix64
+    /// The fix errors (their own random stream, so that scheduling choices do not shift the noise).
+    var errors: FixErrorModel
+    var errorRandom: SplitMix64
     var receiver = SimulatedReceiver()
     /// The scheduler's requested wake-up, kept as the exact `Duration` it asked for.
     var wake: Duration?
     var now = 0.0
     var accepted: [SimulationResult.AcceptedFix] = []
+    /// What the filter stored (after thinning), and its verdicts counted by reason.
+    var stored: [SimulationResult.AcceptedFix] = []
+    var rejections: [String: Int] = [:]
+    var thinned: [String: Int] = [:]
+    var reanchors = 0
     var powerLog: [SimulationResult.PowerLogEntry] = []
     var starts = SimulationResult.Starts()
     var powerOns = 0
@@ -121,6 +135,9 @@ struct SimulationRun {
         self.filter = StandardLocationFilter(options: options.filter)
         self.meter = EnergyMeter(energy: options.receiver.energy, standbyCurrent: options.receiver.standbyCurrent)
         self.random = SplitMix64(seed: options.seed)
+        var errorRandom = SplitMix64(seed: options.seed ^ 0x5EED_0F_E770_12)
+        self.errors = FixErrorModel(sigma: options.receiver.sigma, parameters: options.errorModel, random: &errorRandom)
+        self.errorRandom = errorRandom
         self.restarts = options.restarts.sorted()
     }
 
@@ -203,6 +220,7 @@ struct SimulationRun {
             return
         }
         if receiver.fixesThisSession == 0 {
+            receiver.firstFixArrival = now
             setMeter(.tracking)
             if receiver.start != .hot { receiver.ephemerisAt = epoch }
         }
@@ -221,22 +239,20 @@ struct SimulationRun {
         let now = epoch
         let truth = trace.position(at: trace.start.addingTimeInterval(now))
         let noisy = receiver.fixesThisSession <= receiver.noisyCount
-        let factor = noisy ? receiver.noisyFactor : 1
-        let sigma = model.sigma * factor
-        let north = sigma * random.nextGaussian(), east = sigma * random.nextGaussian()
-        let metresPerDegree = Geodesy.earthRadius * .pi / 180
-        let coordinate = Coordinate(
-            latitude: truth.latitude + north / metresPerDegree,
-            longitude: truth.longitude + east / (metresPerDegree * max(0.01, cos(truth.latitude * .pi / 180))))
+        let draw = errors.draw(
+            at: now, truth: truth, warmUp: noisy ? receiver.noisyFactor : 1, firstOfStart: receiver.fixesThisSession == 1,
+            random: &errorRandom)
+        let coordinate = draw.stale ?? FixErrorModel.offset(truth, north: draw.north, east: draw.east)
         let before = trace.position(at: trace.start.addingTimeInterval(now - 1))
         let after = trace.position(at: trace.start.addingTimeInterval(now + 1))
         let trueSpeed = Geodesy.distance(before, after) / 2
         let speed = max(0, trueSpeed + model.speedNoise * random.nextGaussian())
         let course = trueSpeed > 0.2 ? Geodesy.bearing(from: before, to: after) : 360 * random.nextUnit()
-        let accuracy = model.cep50 * factor * (0.8 + 0.45 * random.nextUnit())
+        // What Tern computes from the receiver's GGA: HDOP × UERE.
+        let accuracy = draw.hdop * NMEAFixAssembler.defaultUERE
         return Fix(
             time: trace.start.addingTimeInterval(now), coordinate: coordinate, speed: speed, course: course,
-            quality: .gps, satellites: SimulatedCycle.satellites(noisy: noisy), hdop: accuracy / 4, accuracy: accuracy)
+            quality: .gps, satellites: draw.satellites, hdop: draw.hdop, accuracy: accuracy)
     }
 
     private mutating func setMeter(_ state: EnergyMeter.PowerState) {
@@ -260,6 +276,7 @@ struct SimulationRun {
                 receiver.powered = true
                 receiver.start = kind
                 receiver.fixesThisSession = 0
+                receiver.firstFixArrival = nil
                 receiver.trackingSince = nil
                 receiver.noisyCount = Int.random(in: model.noisyFixes, using: &random)
                 receiver.noisyFactor = model.noisyFactor.lowerBound
@@ -281,20 +298,27 @@ struct SimulationRun {
             case let .wake(at):
                 wake = at
             case let .deliver(fix):
-                let verdict = filter.evaluate(fix)
-                var ok = false
-                if case let .accept(kept) = verdict {
-                    ok = true
-                    accepted.append(.init(
-                        time: kept.time.timeIntervalSince(trace.start), latitude: kept.coordinate.latitude,
-                        longitude: kept.coordinate.longitude, accuracy: kept.accuracy))
-                }
-                perform(scheduler.handle(.delivered(accepted: ok, now: .seconds(now))))
+                let context = FilterContext(
+                    now: .seconds(now), synchronisedTime: nil,
+                    sessionAge: receiver.firstFixArrival.map { .seconds(now - $0) })
+                let verdict = filter.evaluate(fix, context: context)
+                for reason in verdict.thinned { thinned[reason.kind, default: 0] += 1 }
+                if let reason = verdict.rejection { rejections[reason.kind, default: 0] += 1 }
+                if verdict.reanchoredAfter != nil { reanchors += 1 }
+                if verdict.passed { accepted.append(acceptedFix(fix)) }
+                stored += verdict.store.map(acceptedFix)
+                perform(scheduler.handle(.delivered(accepted: verdict.passed, now: .seconds(now))))
             }
         }
     }
 
-    func result() -> SimulationResult {
+    private func acceptedFix(_ fix: Fix) -> SimulationResult.AcceptedFix {
+        .init(
+            time: fix.time.timeIntervalSince(trace.start), latitude: fix.coordinate.latitude,
+            longitude: fix.coordinate.longitude, accuracy: fix.accuracy)
+    }
+
+    mutating func result() -> SimulationResult {
         var r = SimulationResult()
         r.trace = trace.name
         r.receiver = model.name
@@ -319,6 +343,14 @@ struct SimulationRun {
         r.timeouts = earlier.timeouts + scheduler.timeouts
         r.keptOn = earlier.keptOn + scheduler.keptOn
         r.acceptedFixes = accepted
+        let all = stored + filter.flush().map(acceptedFix)
+        r.storedFixes = all
+        r.fixesStored = all.count
+        r.rejections = rejections
+        r.thinned = thinned
+        r.reanchors = reanchors
+        let storedErrors = trackErrors(trace: trace, fixes: all)
+        r.errorStoredSkyM = SimulationResult.ErrorStats(storedErrors.enumerated().filter { skyVisible(at: Double($0.offset)) }.map(\.element))
         r.powerLog = powerLog
         return r
     }
@@ -334,6 +366,8 @@ struct SimulatedReceiver {
     /// The next no-fix epoch while acquiring (nil once a fix came).
     var nextStatusAt: Double?
     var poweredAt: Double?
+    /// When the session's first fix reached the scheduler (the filter's warm-up runs from it).
+    var firstFixArrival: Double?
     var fixesThisSession = 0
     var trackingSince: Double?
     var noisyCount = 0

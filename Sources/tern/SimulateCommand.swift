@@ -245,7 +245,11 @@ struct SimulationRequest: Equatable {
     }
 
     func options(noSky: [ClosedRange<Double>]) -> SimulationOptions {
-        SimulationOptions(policy: policy, receiver: receiver.model, seed: seed, noSky: noSky, restarts: restarts, remembers: remembers)
+        // The daemon's default filter: warm-up and thinning by the budget.
+        SimulationOptions(
+            policy: policy, receiver: receiver.model, seed: seed, noSky: noSky,
+            filter: .daemon(tolerance: { if case let .adaptive(budget, _, _) = policy { budget } else { 30 } }()),
+            restarts: restarts, remembers: remembers)
     }
 
     /// "adaptive (error budget 30 m, intervals 5s–15m)", "fixed (every 60s)", "always-on".

@@ -50,6 +50,8 @@ import TernTesting
             [scheduler]
             policy = "fixed"
             interval = "5s"
+            [filter]
+            thinning = "off"    # every position goes up: this test counts deliveries, not what thinning keeps
             [uplink]
             protocol = "\(proto)"
             url = "http://\(ns.outsideAddress):\(collector.port)\(path)"

@@ -82,7 +82,7 @@ import TernTesting
     }
 
     @Test func unknownScenarioListsTheNames() {
-        #expect(message { try request(trace: nil, scenario: "mars", .fixed) }?.contains("commute, parked-day, indoor") == true)
+        #expect(message { try request(trace: nil, scenario: "mars", .fixed) }?.contains("commute, parked-day, parked-3-days, indoor") == true)
     }
 
     @Test(arguments: [("30m", 30.0), ("30", 30), ("0.5km", 500), (" 12.5m ", 12.5)])

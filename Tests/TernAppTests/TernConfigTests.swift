@@ -76,9 +76,14 @@ import TernUplink
         let sut = try TernConfig.parse(Self.minimal)
         #expect(sut.receiver == .serial(device: "/dev/serial0", baud: 9600))
         #expect(sut.power == .none)
-        #expect(sut.scheduler == FixScheduler.Options(
+        var scheduler = FixScheduler.Options(
             policy: .adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900)),
-            acquisitionTimeout: .seconds(90), accuracyTarget: 15, energy: .mt3339))
+            acquisitionTimeout: .seconds(90), accuracyTarget: 15, energy: .mt3339)
+        // The daemon's scheduler asks the filter's warm-up and confirms implausible fixes (issue 13).
+        scheduler.warmUp = WarmUpRule(period: .seconds(3))
+        scheduler.plausibility = PlausibilityCheck()
+        #expect(sut.scheduler == scheduler)
+        #expect(sut.filter == .daemon(tolerance: 30))
         #expect(sut.dataDirectory == "/var/lib/tern")
         #expect(sut.queuePath == "/var/lib/tern/queue.sqlite")
         #expect(sut.statusFile == "/run/tern/status.json")
@@ -175,6 +180,36 @@ import TernUplink
 
     @Test func accuracyTargetOutOfRangeSaysTheRange() {
         expectError(Self.minimal + "\n[scheduler]\naccuracy_target_m = -3\n", key: "scheduler.accuracy_target_m", mentioning: "from 1")
+    }
+
+    @Test func thePeersThinningRuleReadsItsMinimums() throws {
+        let sut = try TernConfig.parse(Self.minimal + """
+
+            [filter]
+            thinning = "minimums"
+            min_distance_m = 100
+            min_angle_deg = 10
+            min_period = "5m"
+            heartbeat = "1h"
+            reanchor_after = 5
+            warm_up = "0s"
+            """)
+        #expect(sut.filter.thinning?.rule == .minimums(distance: 100, angle: 10, period: .seconds(300)))
+        #expect(sut.filter.reanchorAfter == 5)
+        #expect(sut.filter.warmUp == .zero)
+    }
+
+    @Test func aMinimumsKeyWithTheBudgetRuleSaysWhichRuleUsesIt() {
+        expectError(Self.minimal + "\n[filter]\nmin_distance_m = 100\n", key: "filter.min_distance_m", mentioning: "thinning = \"minimums\"")
+    }
+
+    @Test func thinningFollowsTheSchedulersBudget() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[scheduler]\nerror_budget_m = 50\n")
+        #expect(sut.filter.thinning?.rule == .errorBudget(tolerance: 50))
+    }
+
+    @Test func thinningCanBeSwitchedOff() throws {
+        #expect(try TernConfig.parse(Self.minimal + "\n[filter]\nthinning = \"off\"\n").filter.thinning == nil)
     }
 
     @Test func ubloxChipsetChoosesTheUbloxEnergyProfile() throws {

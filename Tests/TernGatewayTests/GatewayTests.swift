@@ -23,14 +23,14 @@ import TernTesting
         /// - Parameter throughSwitch: the gateway's receiver forwards power to `power`, stamping each change.
         init(
             policy: FixPolicy = .fixed(interval: .seconds(60)), timeout: Int = 30, maxAccuracy: Double = 25,
-            throughSwitch: Bool = false, memory: InMemorySchedulerMemory? = nil
+            throughSwitch: Bool = false, memory: InMemorySchedulerMemory? = nil, thinning: TrackThinning.Options? = nil
         ) {
             switched = SwitchedReceiver(fixes: receiver, power: power, clock: clock)
             options = FixScheduler.Options(
                 policy: policy, acquisitionTimeout: .seconds(timeout), staleEphemerisTimeout: .seconds(timeout))
             sut = Gateway(
                 receiver: throughSwitch ? switched : receiver,
-                filter: StandardLocationFilter(options: .init(maxAccuracy: maxAccuracy)),
+                filter: StandardLocationFilter(options: .init(maxAccuracy: maxAccuracy, thinning: thinning)),
                 queue: queue, forwarder: forwarder, scheduler: FixScheduler(options: options),
                 clock: clock, memory: memory, wallClock: { Harness.wallNow }, logger: .quiet())
         }
@@ -96,6 +96,23 @@ import TernTesting
             await h.emitAndWait(.fixture(accuracy: 80))
             #expect(h.queue.items.isEmpty)
             #expect(await h.sut.status().rejections == ["poorAccuracy": 1])
+        }
+    }
+
+    @Test func aThinnedFixIsCountedNotStoredAndStillEndsTheCycle() async throws {
+        try await Harness(thinning: TrackThinning.Options()).running { h in
+            await h.emitAndWait(.fixture(seconds: 0))
+            for cycle in 1...2 {
+                #expect(await h.advance(by: .seconds(60)) { h.receiver.calls.filter { $0 == .powerOn }.count == cycle + 1 })
+                // Parked jitter: within the budget of the kept track; the first of these is held, then thinned.
+                await h.emitAndWait(.fixture(seconds: 60 * Double(cycle), metresNorth: 3 * Double(cycle)))
+                #expect(h.receiver.calls.last == .powerOff)
+            }
+            #expect(h.queue.items.map(\.position.fix) == [.fixture(seconds: 0)])
+            let status = await h.sut.status()
+            #expect(status.thinned == ["withinBudget": 1])
+            #expect(status.rejections.isEmpty)
+            #expect(status.fixesAccepted == 3)
         }
     }
 

@@ -30,7 +30,10 @@ import TernSimulation
         // bytes: 5 satellites) at 9600 baud.
         let floor: Double = 3.3 * 25 * (1.5 + 0.5 + 0.35)
         #expect(abs(sut.floorMJ - floor) < 0.05 * floor)
-        #expect(sut.medianCycleMJ <= 1.5 * sut.floorMJ)
+        // The filter's warm-up (issue 13) keeps a moving receiver on for the first 3 s after its first
+        // fix (the fixes whose error is 2–3 × the steady one): that much more, at the tracking current.
+        let warmUp = 3.3 * 20 * 3.0
+        #expect(sut.medianCycleMJ <= 1.5 * sut.floorMJ + warmUp)
     }
 
     @Test func noSkyPeriodHasNoFixesAndTimesOut() {
@@ -66,7 +69,10 @@ import TernSimulation
         #expect(onSeconds(remembering, in: 6 * 3600 ... 6 * 3600 + SimulationOptions.restartDowntime) == 0)
         // Afresh, the scheduler starts cautious again: short intervals for hours after the restart.
         let after = { (r: SimulationResult) in r.acceptedFixes.filter { (6 * 3600 ... 8 * 3600).contains($0.time) }.count }
-        #expect(after(remembering) <= 9)  // every 15 min, as before the restart
+        // Every 15 min, as before the restart (8 in 2 h), give or take one short interval: with the
+        // heavy-tailed fix errors (FixErrorModel), a parked fix in a multipath episode can read as a
+        // move now and then.
+        #expect(after(remembering) <= 10)
         #expect(after(forgetting) > 2 * after(remembering))
         #expect(remembering.energyMJ < forgetting.energyMJ)
     }

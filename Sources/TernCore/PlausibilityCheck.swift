@@ -1,0 +1,48 @@
+import Foundation
+
+/// Whether a fix agrees with the motion seen so far, by physics: a thing that was still and says it is
+/// still (speed over ground, from the Doppler shift, which multipath hardly bends) has not moved
+/// beyond the fixes' noise; a moving one is near where its speed and course carried it, within what
+/// its observed acceleration allows. A fix that does not is *suspect*: the adaptive scheduler does not
+/// take it at once but confirms it with the next epoch's fix (a second later, about 1 % of a still
+/// interval's energy): a real move repeats, an outlier (a false lock, a reflected signal: hundreds of
+/// metres, one epoch) does not. Without it one outlier followed by a long still interval puts the
+/// track off by hundreds of metres for up to twice that interval.
+public struct PlausibilityCheck: Sendable, Hashable {
+    /// Added to the fixes' own noise (2 × the two accuracy estimates) for what the estimates do not
+    /// show (multipath: several times the reported error), metres.
+    public var margin: Double
+    /// The least acceleration assumed when predicting a moving thing, m/s².
+    public var minAcceleration: Double
+
+    public init(margin: Double = 20, minAcceleration: Double = 0.1) {
+        self.margin = margin
+        self.minAcceleration = minAcceleration
+    }
+
+    /// Whether `fix` (reaching the scheduler at `now`) contradicts the motion estimate's last fix.
+    public func isSuspect(_ fix: Fix, at now: Duration, motion: MotionEstimate) -> Bool {
+        guard let last = motion.last, now > last.time else { return false }
+        let seconds = (now - last.time).seconds
+        let noise = 2 * (last.accuracy + Self.accuracy(of: fix)) + margin
+        let speed = fix.speed ?? 0
+        if last.speed < motion.stillSpeed, speed < motion.stillSpeed {
+            return Geodesy.distance(last.coordinate, fix.coordinate) > noise
+        }
+        // Moving: where the mean speed along the last course would have carried it.
+        let bearing = last.course ?? fix.course ?? Geodesy.bearing(from: last.coordinate, to: fix.coordinate)
+        let predicted = Geodesy.destination(from: last.coordinate, distance: (last.speed + speed) / 2 * seconds, bearing: bearing)
+        let a = max(2 * motion.acceleration, minAcceleration)
+        return Geodesy.distance(predicted, fix.coordinate) > noise + a * seconds * seconds / 2
+    }
+
+    /// Whether `later` confirms `earlier` (a second or so after it): within the noise plus its travel.
+    public func agree(_ earlier: Fix, _ later: Fix) -> Bool {
+        let seconds = max(0, later.time.timeIntervalSince(earlier.time))
+        let travel = max(earlier.speed ?? 0, later.speed ?? 0) * seconds
+        let noise = 2 * (Self.accuracy(of: earlier) + Self.accuracy(of: later)) + margin
+        return Geodesy.distance(earlier.coordinate, later.coordinate) <= noise + travel
+    }
+
+    static func accuracy(of fix: Fix) -> Double { fix.accuracy ?? fix.hdop.map { $0 * 4 } ?? 5 }
+}

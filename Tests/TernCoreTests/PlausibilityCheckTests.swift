@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+import TernCore
+import TernTesting
+
+@Suite struct PlausibilityCheckTests {
+    private let sut = PlausibilityCheck()
+
+    private func motion(after fixes: [(Fix, Double)]) -> MotionEstimate {
+        var motion = MotionEstimate()
+        for (fix, at) in fixes { motion.update(with: fix, at: .seconds(at)) }
+        return motion
+    }
+
+    @Test func aStillThingThatJumpsHundredsOfMetresIsSuspect() {
+        let still = motion(after: [(.fixture(seconds: 0), 0)])
+        #expect(sut.isSuspect(.fixture(seconds: 900, metresNorth: 400), at: .seconds(900), motion: still))
+        #expect(!sut.isSuspect(.fixture(seconds: 900, metresNorth: 15), at: .seconds(900), motion: still))
+    }
+
+    @Test func aMovingThingWhereItsSpeedCarriedItIsNotSuspect() {
+        let moving = motion(after: [(.fixture(seconds: 0, speed: 10), 0), (.fixture(seconds: 30, metresNorth: 300, speed: 10), 30)])
+        #expect(!sut.isSuspect(.fixture(seconds: 60, metresNorth: 600, speed: 10), at: .seconds(60), motion: moving))
+        #expect(sut.isSuspect(.fixture(seconds: 60, metresNorth: 600, metresEast: 500, speed: 10), at: .seconds(60), motion: moving))
+    }
+
+    @Test func theNextEpochConfirmsARealMoveButNotAnOutlier() {
+        let suspect = Fix.fixture(seconds: 900, metresNorth: 400)
+        #expect(sut.agree(suspect, .fixture(seconds: 901, metresNorth: 402)))
+        #expect(!sut.agree(suspect, .fixture(seconds: 901, metresNorth: 3)))
+    }
+
+    @Test func theAdaptiveSchedulerWaitsForAConfirmationOfASuspectFix() {
+        var options = FixScheduler.Options(policy: .adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900)))
+        options.plausibility = PlausibilityCheck()
+        var scheduler = FixScheduler(options: options)
+        _ = scheduler.handle(.start(now: .zero))
+        _ = scheduler.handle(.fixReceived(.fixture(seconds: 2), now: .seconds(2)))
+        let first = scheduler.handle(.delivered(accepted: true, now: .seconds(2)))
+        guard case let .wake(at)? = first.last else { Issue.record("expected a wake-up, got \(first)"); return }
+        _ = scheduler.handle(.timerFired(now: at))
+        let t = at.seconds
+        let outlier = Fix.fixture(seconds: t + 2, metresNorth: 600)
+        #expect(scheduler.handle(.fixReceived(outlier, now: at + .seconds(2))).isEmpty)
+        let next = Fix.fixture(seconds: t + 3, metresNorth: 2)
+        #expect(scheduler.handle(.fixReceived(next, now: at + .seconds(3))) == [.deliver(next)])
+    }
+}
