@@ -28,6 +28,8 @@ def replay(tern, log, baud, settle):
         data = b"".join(l for l in f.read().splitlines(keepends=True) if not l.startswith(b"#"))
     master, slave = pty.openpty()
     path = os.ttyname(slave)
+    # As on the board, nobody else holds the UART (tern refuses a held one); the master keeps the PTY.
+    os.close(slave)
     proc = subprocess.Popen([tern, "nmea", "tail", "--device", path, "--baud", str(baud)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     lines = []  # (time, line)
@@ -66,7 +68,6 @@ def replay(tern, log, baud, settle):
     proc.terminate()
     proc.wait(timeout=10)
     os.close(master)
-    os.close(slave)
     # Every receiver cycle with a date prints a line: a fix, or "no fix yet" while acquiring.
     epochs = [(t, l) for t, l in lines if l[:1].isdigit()]
     fixes = [(t, l) for t, l in epochs if "no fix yet" not in l]
