@@ -10,15 +10,17 @@ let package = Package(
         .executable(name: "tern", targets: ["tern"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // Every direct dependency pinned exactly: each build gets the same code (see README, "Packaging").
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", exact: "1.1.1"),
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
     ],
     targets: [
         // Pure domain: fixes, positions, seams (protocols), filter, scheduler and forwarder state machines, geodesy.
@@ -85,11 +87,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // Metrics: the daemon's counters in Prometheus' text format, as a node_exporter textfile and on a
+        // loopback HTTP port (swift-prometheus, the swift-metrics backend, used through its registry: HELP
+        // text for every series and no global MetricsSystem to bootstrap).
+        .target(
+            name: "TernMetrics",
+            dependencies: [
+                "TernCore", "TernGateway",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         // Composition root: configuration, pipeline assembly, the demo.
         .target(
             name: "TernApp",
             dependencies: [
-                "TernCore", "TernNMEA", "TernReceivers", "TernHardware", "TernStore", "TernUplink", "TernGateway", "TernSimulation",
+                "TernCore", "TernNMEA", "TernReceivers", "TernHardware", "TernStore", "TernUplink", "TernGateway", "TernSimulation", "TernMetrics",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -172,6 +188,10 @@ let package = Package(
             name: "TernSimulationTests",
             dependencies: ["TernSimulation", "TernCore", "TernNMEA", "TernTesting", .product(name: "Clocks", package: "swift-clocks")],
             exclude: ["Traces"], swiftSettings: strict),
+        .testTarget(
+            name: "TernMetricsTests",
+            dependencies: ["TernMetrics", "TernCore", "TernGateway", "TernTesting", .product(name: "Prometheus", package: "swift-prometheus")],
+            swiftSettings: strict),
         .testTarget(
             name: "TernAppTests",
             dependencies: [

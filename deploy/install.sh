@@ -98,6 +98,17 @@ else
     run install -m 0640 -g "$SERVICE_USER" "$REPO/board/raspberry-pi-gps-hat.toml" "$CONFIG_DIR/tern.toml"
 fi
 
+# [metrics] textfile_dir: node_exporter's textfile directory belongs to root; let tern write there.
+TEXTFILES=/var/lib/prometheus/node-exporter
+if [ -d "$TEXTFILES" ]; then
+    step "metrics: let $SERVICE_USER write $TEXTFILES (node_exporter's textfile directory)"
+    if command -v setfacl >/dev/null; then
+        run setfacl -m "u:$SERVICE_USER:rwx" "$TEXTFILES"
+    else
+        echo "    setfacl not found (apt install acl): without it set [metrics] textfile_dir to a directory tern may write"
+    fi
+fi
+
 step "systemd unit -> $UNIT"
 run install -m 0644 "$REPO/deploy/tern.service" "$UNIT"
 if [ -d /run/systemd/system ] || [ "$DRY_RUN" = 1 ]; then

@@ -17,6 +17,10 @@ extension TernConfig {
         if case .serial = receiver, power == .none {
             warnings.append("power.method is \"none\": the receiver stays powered and the scheduler cannot save energy (see board/*.toml for the HAT's method)")
         }
+        if let listen = metrics.listen, !["127.0.0.1", "::1", "localhost"].contains(listen.host) {
+            warnings.append(
+                "metrics.listen is \(listen.host):\(listen.port), reachable from the network without authentication: use 127.0.0.1 and scrape through an SSH tunnel or a local Prometheus, or firewall the port")
+        }
         return warnings
     }
 }

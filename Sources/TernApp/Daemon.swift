@@ -96,7 +96,8 @@ public struct Daemon: Sendable {
 
     private func run<C: Clock>(_ pipeline: Pipeline<C>, extra: [any Service] = []) async throws where C.Duration == Duration {
         let started = Date()
-        let services = extra + pipeline.services + [watchdog(pipeline, started: started), statusPublisher(pipeline, started: started)]
+        let metrics = try await MetricsPublisher(config: config, pipeline: pipeline, started: started, logger: logger.labelled("tern.metrics")).services()
+        let services = extra + pipeline.services + metrics + [watchdog(pipeline, started: started), statusPublisher(pipeline, started: started)]
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try? notifier.ready()

@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernMetrics
 import TernStore
 
 #if canImport(Glibc)
@@ -90,6 +91,9 @@ public struct Doctor: Sendable {
         checks += gpioChecks(daemon: daemonPid != nil)
         checks += dataChecks()
         checks.append(daemonCheck(report))
+        if let directory = config.metrics.textfileDirectory {
+            checks.append(metricsCheck(directory: directory, daemonRunning: daemonPid != nil))
+        }
         checks.append(
             system.clockSynchronised()
                 ? DoctorCheck("clock", .ok, "synchronised")
@@ -236,6 +240,28 @@ public struct Doctor: Sendable {
             checks.append(DoctorCheck("queue", .warn, "no queue yet at \(config.queuePath)", fix: "start the daemon (systemctl start tern)"))
         }
         return checks
+    }
+
+    /// `[metrics] textfile_dir`: the directory exists, and a running daemon keeps `tern.prom` fresh.
+    func metricsCheck(directory: String, daemonRunning: Bool) -> DoctorCheck {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return DoctorCheck(
+                "metrics", .fail, "metrics.textfile_dir \(directory) does not exist",
+                fix: "apt install prometheus-node-exporter (it creates \(TextfileExporter.debianDirectory)), or create the directory writable by the tern user")
+        }
+        let path = TextfileExporter(directory: directory).path
+        let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+        let limit = max(60, 3 * config.metrics.interval.seconds)
+        guard daemonRunning else {
+            return DoctorCheck("metrics", .ok, "\(directory) exists (the daemon writes tern.prom there while it runs)")
+        }
+        guard let modified, system.now().timeIntervalSince(modified) <= limit else {
+            return DoctorCheck(
+                "metrics", .warn, modified == nil ? "the daemon runs but \(path) is missing" : "\(path) is older than \(Int(limit)) s",
+                fix: "journalctl -u tern -p warning says why; usually: setfacl -m u:tern:rwx \(directory)")
+        }
+        return DoctorCheck("metrics", .ok, "\(path) updated \(Int(system.now().timeIntervalSince(modified))) s ago")
     }
 
     func daemonCheck(_ report: StatusReport?) -> DoctorCheck {

@@ -30,7 +30,7 @@ extension TernConfig {
             throw ConfigError(key: "", "not valid TOML: \(error)")
         }
         var root = ConfigReader(table: table, prefix: "")
-        try root.rejectUnknownKeys(known: ["device", "data_dir", "status_file", "control_socket", "log_level", "receiver", "power", "scheduler", "filter", "uplink", "store"])
+        try root.rejectUnknownKeys(known: ["device", "data_dir", "status_file", "control_socket", "log_level", "receiver", "power", "scheduler", "filter", "uplink", "store", "metrics"])
         let config = try read(&root, table: table)
         try root.rejectUnknownKeys()
         return config
@@ -104,6 +104,10 @@ extension TernConfig {
                     ?? .dropOldest))
         try storeTable.rejectUnknownKeys()
 
+        var metricsTable = try root.table("metrics")
+        let metrics = try readMetrics(&metricsTable)
+        try metricsTable.rejectUnknownKeys()
+
         let logLevel = try root.choice("log_level", ["trace", "debug", "info", "notice", "warning", "error", "critical"], default: "info")
         var config = TernConfig(
             device: device, dataDirectory: dataDirectory, receiver: receiver, power: power,
@@ -114,7 +118,33 @@ extension TernConfig {
             !$0.isEmpty && !$0.hasSuffix("/") && $0.utf8.count < 100
         }
         config.store = store
+        config.metrics = metrics
         return config
+    }
+
+    /// `[metrics]`: a node_exporter textfile directory and/or a `HOST:PORT` for `GET /metrics`.
+    private static func readMetrics(_ table: inout ConfigReader) throws(ConfigError) -> Metrics {
+        let directory = try table.string("textfile_dir", default: "", pattern: "an absolute directory path such as /var/lib/prometheus/node-exporter") {
+            $0.isEmpty || $0.hasPrefix("/")
+        }
+        let listenText = try table.string("listen", default: "", pattern: "HOST:PORT such as 127.0.0.1:9464 or [::1]:9464") {
+            $0.isEmpty || hostPort($0) != nil
+        }
+        return Metrics(
+            textfileDirectory: directory.isEmpty ? nil : directory,
+            listen: listenText.isEmpty ? nil : hostPort(listenText),
+            interval: try table.duration("interval", default: .seconds(15), range: .seconds(1) ... .seconds(3600)))
+    }
+
+    /// `127.0.0.1:9464` → ("127.0.0.1", 9464); `[::1]:9464` → ("::1", 9464); nil when malformed.
+    static func hostPort(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
+            return nil
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, !host.contains(" ") else { return nil }
+        return (host, port)
     }
 
     /// `[uplink]`: the protocol and its keys.

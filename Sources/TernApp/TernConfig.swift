@@ -121,6 +121,29 @@ public struct TernConfig: Sendable, Equatable {
         }
     }
 
+    /// `[metrics]`: where the daemon's Prometheus metrics go (nowhere by default).
+    public struct Metrics: Sendable, Equatable {
+        /// A node_exporter textfile directory (`tern.prom` is written there), nil: off.
+        public var textfileDirectory: String?
+        /// `HOST:PORT` to serve `GET /metrics` on, nil: off.
+        public var listen: (host: String, port: Int)?
+        /// How often the textfile is rewritten.
+        public var interval: Duration = .seconds(15)
+
+        public init(textfileDirectory: String? = nil, listen: (host: String, port: Int)? = nil, interval: Duration = .seconds(15)) {
+            self.textfileDirectory = textfileDirectory
+            self.listen = listen
+            self.interval = interval
+        }
+
+        public var isEnabled: Bool { textfileDirectory != nil || listen != nil }
+
+        public static func == (a: Metrics, b: Metrics) -> Bool {
+            a.textfileDirectory == b.textfileDirectory && a.listen?.host == b.listen?.host && a.listen?.port == b.listen?.port
+                && a.interval == b.interval
+        }
+    }
+
     public var device: String
     public var dataDirectory: String
     /// Where `tern run` publishes its status for `tern status` (tmpfs by default: no flash wear).
@@ -135,6 +158,7 @@ public struct TernConfig: Sendable, Equatable {
     public var filter: StandardLocationFilter.Options
     public var uplink: Uplink
     public var store = Store()
+    public var metrics = Metrics()
     public var logLevel: String
 
     /// systemd's `RuntimeDirectory=tern` (see deploy/tern.service).

@@ -13,6 +13,18 @@ public enum ReceiverLinkState: Sendable, Hashable, CustomStringConvertible {
     /// Trying baud rates to find the one the receiver speaks.
     case autobauding
 
+    /// A short name for scripts and metrics: connecting, connected, gone, silent, wrong_baud, autobauding.
+    public var name: String {
+        switch self {
+        case .connecting: "connecting"
+        case .connected: "connected"
+        case .gone: "gone"
+        case .silent: "silent"
+        case .wrongBaud: "wrong_baud"
+        case .autobauding: "autobauding"
+        }
+    }
+
     public var description: String {
         switch self {
         case .connecting:

@@ -20,8 +20,37 @@ public struct ForwarderStatus: Sendable, Hashable, Codable {
     /// Positions sent ahead of the backlog (live first), and the last of them.
     public var sentLiveFirst = 0
     public var lastLiveSequence: Int64?
+    /// Failed upload attempts by class (`FailureClass` raw values), since start.
+    public var failures: [String: Int] = [:]
+
+    /// Why an upload attempt failed: worth retrying (network, 5xx, timeout), one record refused,
+    /// the configuration refused (needs a human), or the queue could not be read.
+    public enum FailureClass: String, Sendable, CaseIterable {
+        case retryable, rejected, permanent, queue
+    }
 
     public init() {}
+
+    private enum CodingKeys: String, CodingKey {
+        case uploaded, batchesSent, failedAttempts, lastError, blockedReason, state, lastSuccessAt, quarantined
+        case sentLiveFirst, lastLiveSequence, failures
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        uploaded = try container.decode(Int.self, forKey: .uploaded)
+        batchesSent = try container.decode(Int.self, forKey: .batchesSent)
+        failedAttempts = try container.decode(Int.self, forKey: .failedAttempts)
+        lastError = try container.decodeIfPresent(String.self, forKey: .lastError)
+        blockedReason = try container.decodeIfPresent(String.self, forKey: .blockedReason)
+        state = try container.decode(String.self, forKey: .state)
+        lastSuccessAt = try container.decodeIfPresent(Date.self, forKey: .lastSuccessAt)
+        quarantined = try container.decode(Int.self, forKey: .quarantined)
+        sentLiveFirst = try container.decode(Int.self, forKey: .sentLiveFirst)
+        lastLiveSequence = try container.decodeIfPresent(Int64.self, forKey: .lastLiveSequence)
+        // Absent in reports written before the failure classes.
+        failures = try container.decodeIfPresent([String: Int].self, forKey: .failures) ?? [:]
+    }
 }
 
 /// The async shell around `ForwarderStateMachine`: one loop takes events (new positions, upload
@@ -160,7 +189,10 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
         do {
             batch = try await queue.oldest(limit: batchSize)
         } catch {
-            current.withLock { $0.lastError = "\(error)" }
+            current.withLock {
+                $0.lastError = "\(error)"
+                $0.failures[ForwarderStatus.FailureClass.queue.rawValue, default: 0] += 1
+            }
             return .retryable(reason: "cannot read queue: \(error)")
         }
         guard let last = batch.last else { return .nothingToSend }
@@ -175,6 +207,7 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
             } else {
                 status.failedAttempts += 1
             }
+            if let failure = Self.failureClass(result) { status.failures[failure.rawValue, default: 0] += 1 }
             if let reason = Self.failure(result) { status.lastError = reason }
         }
         if let reason = Self.failure(result) { logger.info("upload failed", metadata: ["reason": "\(reason)"]) }
@@ -212,6 +245,16 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
         case .delivered: batch.count
         case let .partial(through, _): batch.count { $0.sequence <= through }
         default: 0
+        }
+    }
+
+    private static func failureClass(_ result: UplinkResult) -> ForwarderStatus.FailureClass? {
+        switch result {
+        case .delivered: nil
+        case let .partial(_, rest): failureClass(rest)
+        case .retryable: .retryable
+        case .rejected: .rejected
+        case .permanent: .permanent
         }
     }
 

@@ -14,7 +14,7 @@ extension Tern {
                 The config (and placeholders in it), the UART (exists, not the Pi 5 debug port, no serial \
                 console on it, nobody else holding it, NMEA arriving at the baud rate), the GPIO lines (exist, \
                 free), the data directory (writable, free space), the queue (quick_check), the daemon (running, \
-                report fresh), the clock (synchronised) and the uplink (resolves, answers, TLS verifies). \
+                report fresh), the metrics textfile (when configured: its directory, kept fresh), the clock (synchronised) and the uplink (resolves, answers, TLS verifies). \
                 Exit 0 all ok, 1 any FAIL, 2 only warnings.
                 """)
 

@@ -124,6 +124,16 @@ import Glibc
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
+    func aMissingMetricsDirectoryIsAFailNamingTheKey() async throws {
+        let (path, _) = try await config(
+            receiver: "kind = \"simulated\"", power: "method = \"simulated\"", extra: "[metrics]\ntextfile_dir = \"/nonexistent/textfiles\"")
+        let (status, lines) = try await doctor(path)
+        let metrics = try #require(line(lines, "metrics"), "\(lines)")
+        #expect(metrics.hasPrefix("FAIL") && metrics.contains("metrics.textfile_dir"), "\(metrics)")
+        #expect(status == 1)
+    }
+
+    @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
     func aCorruptQueueIsAFailWithTheFix() async throws {
         let (path, directory) = try await config(receiver: "kind = \"simulated\"", power: "method = \"simulated\"")
         try Data(repeating: 0xA5, count: 8192).write(to: URL(filePath: directory + "/data/queue.sqlite"))

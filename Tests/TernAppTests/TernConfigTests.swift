@@ -55,6 +55,28 @@ import TernUplink
         expectError("[uplink]\nurl = \"mqtt://broker:1883\"\n", key: "uplink.url", mentioning: "http:// or https://")
     }
 
+    @Test func metricsAreOffByDefault() throws {
+        #expect(try TernConfig.parse(Self.minimal).metrics.isEnabled == false)
+    }
+
+    @Test func metricsTakeATextfileDirectoryAndAListenAddress() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[metrics]\ntextfile_dir = \"/var/lib/prometheus/node-exporter\"\nlisten = \"[::1]:9464\"\n")
+        #expect(sut.metrics.textfileDirectory == "/var/lib/prometheus/node-exporter")
+        #expect(sut.metrics.listen?.host == "::1")
+        #expect(sut.metrics.listen?.port == 9464)
+        #expect(sut.metrics.interval == .seconds(15))
+    }
+
+    @Test func aMetricsListenAddressWithoutAPortIsAnError() {
+        expectError(Self.minimal + "\n[metrics]\nlisten = \"127.0.0.1\"\n", key: "metrics.listen", mentioning: "HOST:PORT")
+    }
+
+    @Test func metricsOnANetworkAddressAreWarnedAbout() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[metrics]\nlisten = \"0.0.0.0:9464\"\n")
+        #expect(sut.warnings.contains { $0.hasPrefix("metrics.listen is 0.0.0.0:9464") })
+        #expect(try TernConfig.parse(Self.minimal + "\n[metrics]\nlisten = \"127.0.0.1:9464\"\n").warnings.allSatisfy { !$0.hasPrefix("metrics") })
+    }
+
     @Test func aPasswordWithoutAUserIsAnError() {
         expectError(Self.minimal + "\npassword = \"x\"\n", key: "uplink.password", mentioning: "uplink.username")
     }

@@ -106,6 +106,17 @@ import TernTesting
         }
     }
 
+    @Test func failedAttemptsAreCountedByClass() async throws {
+        let h = Harness(script: [.retryable(reason: "network down"), .permanent(reason: "HTTP 401")])
+        try await h.enqueue(1)
+        try await h.running { h in
+            #expect(await eventually { h.sut.status().failures["retryable"] == 1 })
+            h.connectivity.announce(.mayBeOnline)
+            #expect(await eventually { h.sut.status().failures["permanent"] == 1 })
+            #expect(h.sut.status().failures["rejected"] == nil)
+        }
+    }
+
     @Test func drainSendsEverythingLeft() async throws {
         let h = Harness(batchSize: 2)
         try await h.enqueue(5)
