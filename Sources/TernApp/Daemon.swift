@@ -46,6 +46,7 @@ public struct Daemon: Sendable {
             // Open once plainly so that a missing device or a permission problem stops Tern at
             // start with the fix named; from then on the port reconnects by itself.
             try await TermiosSerialPort.open(path: device, baudRate: baud).close()
+            warnIfShared(device)
             let serialPort = ReconnectingSerialPort(path: device, baudRate: baud, logger: logger.labelled("tern.serial"))
             let chipset = ChipsetWatch(configured: config.receiverOptions.chipset, logger: logger.labelled("tern.receiver"))
             let tap = ControlTap()
@@ -105,6 +106,19 @@ public struct Daemon: Sendable {
         defer { try? notifier.stopping() }
         try await group.run()
         await pipeline.shutdownUplink()
+    }
+
+    /// Another program reading the UART (gpsd, a terminal left open) steals bytes from tern and tern
+    /// from it; root bypasses the exclusive open, so say it at start, with the fix.
+    private func warnIfShared(_ device: String) {
+        let resolved = (try? FileManager.default.destinationOfSymbolicLink(atPath: device)).map {
+            $0.hasPrefix("/") ? $0 : ((device as NSString).deletingLastPathComponent as NSString).appendingPathComponent($0)
+        } ?? device
+        let others = Doctor.holders(of: resolved, procRoot: "/proc").filter { $0.pid != getpid() }
+        guard !others.isEmpty else { return }
+        logger.warning(
+            "the receiver's UART is also open in another program: both lose sentences. Stop it (gpsd: systemctl disable --now gpsd.socket gpsd)",
+            metadata: ["device": "\(device)", "holders": "\(others.map { "\($0.name) (pid \($0.pid))" }.joined(separator: ", "))"])
     }
 
     /// The control socket: live status, the receiver's bytes tapped, commands written to it.

@@ -38,9 +38,11 @@ public enum StatusText {
         if g.reanchors > 0 { fixes += ", re-anchored \(g.reanchors)×" }
         lines.append(row("fixes", fixes))
         let u = report.uplink
-        var uplink = "\(u.state); \(u.uploaded) uploaded, \(report.queueDepth.map(String.init) ?? "?") waiting"
+        // The state's name only: its details (the reason again, a time on the daemon's clock) are noise here.
+        let state = u.state.prefix { $0 != "(" }
+        var uplink = "\(state); \(u.uploaded) uploaded, \(report.queueDepth.map(String.init) ?? "?") waiting"
         if let blocked = u.blockedReason { uplink += "; BLOCKED: \(blocked)" }
-        if let error = u.lastError { uplink += "; last error: \(error)" }
+        if let error = u.lastError, error != u.blockedReason { uplink += "; last error: \(error)" }
         lines.append(row("uplink", uplink))
         var store = "\(g.enqueued) stored"
         if g.pendingWrites > 0 { store += ", \(g.pendingWrites) waiting to be written" }

@@ -57,6 +57,7 @@ public final class StatusMetrics: Sendable {
 
         count("tern_fixes_seen_total", "Fixes the receiver reported", gateway.fixesSeen)
         count("tern_fixes_accepted_total", "Fixes the filter accepted (stored, or thinned)", gateway.fixesAccepted)
+        count("tern_fixes_unwanted_total", "Fixes that arrived while the scheduler wanted none (a receiver it cannot switch off keeps talking)", gateway.fixesUnwanted)
         count("tern_fixes_stale_total", "Fixes left over from an earlier power cycle, kept from the scheduler", gateway.staleFixes)
         for (reason, value) in gateway.rejections {
             count("tern_fixes_rejected_total", "Fixes the filter rejected, by reason", value, labels: [("reason", Self.snakeCase(reason))])

@@ -89,7 +89,19 @@ public final class Collector: Sendable {
         logger.info("collector online", metadata: ["url": "\(url)"])
     }
 
+    /// Binds the kept port, or at the first start (port 0) a free one below the kernel's ephemeral
+    /// range (Linux: 32768 and up): a port picked by the kernel could be taken, while the collector is
+    /// offline, by any outgoing connection on the machine, and `goOnline()` could not get it back.
     private func bind() async throws -> any Channel {
+        guard port == 0 else { return try await bind(port: port) }
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<50 {
+            if let channel = try? await bind(port: Int.random(in: 10_000..<20_000, using: &random)) { return channel }
+        }
+        return try await bind(port: 0)
+    }
+
+    private func bind(port: Int) async throws -> any Channel {
         try await ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [self] channel in

@@ -113,8 +113,18 @@ extension Tern {
                 _ = try await client.execute(request, timeout: .seconds(15))
                 return nil
             } catch {
-                return "\(error)"
+                return readable(error, url: url)
             }
+        }
+
+        /// NIO's socket errors end in `(errno: N)`: say it as the C library does, with the address.
+        static func readable(_ error: any Error, url: URL) -> String {
+            let text = "\(error)"
+            guard let range = text.range(of: #"errno: \d+"#, options: .regularExpression),
+                  let code = Int32(text[range].dropFirst("errno: ".count))
+            else { return text }
+            let port = url.port ?? (url.scheme == "https" ? 443 : 80)
+            return "cannot connect to \(url.host ?? "?"):\(port): \(String(cString: strerror(code)))"
         }
 
         static func tcpConnect(host: String, port: Int, timeout: Duration) -> String? {

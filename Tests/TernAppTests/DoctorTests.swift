@@ -185,4 +185,17 @@ import Glibc
         #expect(result.status == 1)
         #expect(result.stderr.contains("pid \(getpid())") && result.stderr.contains("--force"), "\(result.stderr)")
     }
+
+    @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
+    func theDaemonWarnsAtStartWhenAnotherProcessHoldsTheUART() async throws {
+        let pty = try PTY()
+        let held = open(pty.slavePath, O_RDWR | O_NOCTTY)
+        defer { close(held) }
+        let (path, _) = try await config(receiver: "device = \"\(pty.slavePath)\"")
+        let daemon = try TernExecutable.start(["run", "--config", path])
+        try await Task.sleep(for: .seconds(2))
+        daemon.process.interrupt()
+        let result = await daemon.finish()
+        #expect(result.stderr.contains("also open in another program") && result.stderr.contains("pid \(getpid())"), "\(result.stderr)")
+    }
 }
