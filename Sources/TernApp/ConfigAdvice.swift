@@ -10,7 +10,7 @@ extension TernConfig {
         {
             warnings.append("uplink.url points at \(host), a placeholder (RFC 2606): set your server's address")
         }
-        if ["raspberrypi", "localhost", "debian"].contains(device.lowercased()) {
+        if DeviceIdentity.stockHostNames.contains(device.lowercased()) || ["pi-gps-01"].contains(device.lowercased()) {
             warnings.append(
                 "device is \"\(device)\", a name many boards share: the server would mix their positions; set device to a name of this board's own")
         }
@@ -20,6 +20,9 @@ extension TernConfig {
         if let listen = metrics.listen, !["127.0.0.1", "::1", "localhost"].contains(listen.host) {
             warnings.append(
                 "metrics.listen is \(listen.host):\(listen.port), reachable from the network without authentication: use 127.0.0.1 and scrape through an SSH tunnel or a local Prometheus, or firewall the port")
+        }
+        if let secrets = secretsWorldReadable {
+            warnings.append("\(secrets) is readable by every user: chmod 640 \(secrets) && chgrp tern \(secrets)")
         }
         return warnings
     }

@@ -43,17 +43,21 @@ public struct Daemon: Sendable {
     private func run(queue: SQLitePositionQueue, httpClient: HTTPClient) async throws {
         switch config.receiver {
         case let .serial(device, baud):
-            // Open once plainly so that a missing device or a permission problem stops Tern at
-            // start with the fix named; from then on the port reconnects by itself.
-            try await TermiosSerialPort.open(path: device, baudRate: baud).close()
+            // Open once plainly: a missing device or a permission problem is waited for at start, with
+            // the fix named; from then on the port reconnects by itself.
+            let wait = HardwareWait(config: config, notifier: notifier, logger: logger)
+            guard try await wait.open("the receiver's UART \(device)", { try await TermiosSerialPort.open(path: device, baudRate: baud).close() }) != nil
+            else { return }
             warnIfShared(device)
             let serialPort = ReconnectingSerialPort(path: device, baudRate: baud, logger: logger.labelled("tern.serial"))
+            guard let powerSwitch = try await wait.open(config.power.waitedName, { [self] in try makePowerSwitch(serialPort: serialPort) })
+            else { return }
             let chipset = ChipsetWatch(configured: config.receiverOptions.chipset, logger: logger.labelled("tern.receiver"))
             let tap = ControlTap()
             var options = receiverOptions(chipset: chipset)
             options.onBytes = { tap.bytes($0) }
             var parts = Pipeline<ContinuousClock>.Parts(
-                queue: queue, serialPort: serialPort, powerSwitch: try makePowerSwitch(serialPort: serialPort),
+                queue: queue, serialPort: serialPort, powerSwitch: powerSwitch,
                 uplinkURL: try uplinkURL(collector: nil), connectivity: NetlinkConnectivity(logger: logger.labelled("tern.connectivity")),
                 receiverOptions: options, memory: queue)
             parts.synchronisedTime = SystemClock.synchronisedTime

@@ -5,18 +5,70 @@ import TernUplink
 import TOMLKit
 
 extension TernConfig {
-    /// Reads and validates a TOML config file.
-    public static func load(path: String) throws(ConfigError) -> TernConfig {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw ConfigError(key: "", "no such file: \(path); pass an existing file with --config (examples: board/*.toml)")
+    /// The secrets file read with the config at `path`: `$CREDENTIALS_DIRECTORY/secrets.toml` when systemd
+    /// passes it as a credential (`LoadCredential=secrets.toml:…`), else `secrets.toml` beside the config.
+    public static func secretsPath(forConfig path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let credentials = environment["CREDENTIALS_DIRECTORY"],
+           FileManager.default.fileExists(atPath: (credentials as NSString).appendingPathComponent("secrets.toml"))
+        {
+            return (credentials as NSString).appendingPathComponent("secrets.toml")
         }
+        return ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("secrets.toml")
+    }
+
+    /// Reads and validates a TOML config file, and the secrets file beside it when there is one
+    /// (`secretsPath(forConfig:)`): its `[uplink]` token, username and password override the config's.
+    public static func load(path: String, secrets: String? = nil) throws(ConfigError) -> TernConfig {
+        var config = try loadMain(path: path)
+        let secretsPath = secrets ?? secretsPath(forConfig: path)
+        if FileManager.default.fileExists(atPath: secretsPath) {
+            do {
+                try config.applySecrets(try text(of: secretsPath), path: secretsPath)
+            } catch {
+                throw ConfigError(key: error.key, "in \(secretsPath): \(error.message)")
+            }
+        }
+        return config
+    }
+
+    /// Reads a file as UTF-8 text, or says why not.
+    private static func text(of path: String) throws(ConfigError) -> String {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(key: "", "cannot read \(path): check its permissions (the tern user must be able to read it)")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw ConfigError(key: "", "\(path) is not UTF-8 text")
+        guard let text = String(data: data, encoding: .utf8) else { throw ConfigError(key: "", "\(path) is not UTF-8 text") }
+        return text
+    }
+
+    /// Applies a secrets file's text: only `[uplink] token`, `username`, `password` (anything else
+    /// belongs in the config, and is refused here so that a typo is not silently ignored).
+    public mutating func applySecrets(_ text: String, path: String) throws(ConfigError) {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch {
+            throw ConfigError(key: "", "\(path) is not valid TOML: \(error)")
         }
-        return try parse(text)
+        var root = ConfigReader(table: table, prefix: "")
+        try root.rejectUnknownKeys(known: ["uplink"])
+        var uplinkTable = try root.table("uplink")
+        if let token = try uplinkTable.optionalString("token") { uplink.token = token }
+        if let username = try uplinkTable.optionalString("username") { uplink.username = username }
+        if let password = try uplinkTable.optionalString("password") { uplink.password = password }
+        try uplinkTable.rejectUnknownKeys()
+        if uplink.password != nil && uplink.username == nil {
+            throw ConfigError(key: "uplink.password", "set uplink.username too (the password goes with a user)")
+        }
+        var info = stat()
+        secretsWorldReadable = stat(path, &info) == 0 && info.st_mode & S_IROTH != 0 ? path : nil
+    }
+
+    /// Reads and validates a TOML config file (without secrets).
+    static func loadMain(path: String) throws(ConfigError) -> TernConfig {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ConfigError(key: "", "no such file: \(path); pass an existing file with --config (examples: board/*.toml)")
+        }
+        return try parse(try text(of: path))
     }
 
     /// Parses and validates TOML text. Unknown keys are errors (they are usually typos).
@@ -39,7 +91,7 @@ extension TernConfig {
     private static func read(_ root: inout ConfigReader, table: TOMLTable) throws(ConfigError) -> TernConfig {
         /// The keys present in a section, for keys whose default depends on others.
         func keys(of section: String) -> Set<String> { Set(table[section]?.tomlValue.table?.keys ?? []) }
-        let device = try root.string("device", default: ProcessInfo.processInfo.hostName, pattern: "letters, digits, '-', '_' or '.'") {
+        let device = try root.string("device", default: DeviceIdentity.current(), pattern: "letters, digits, '-', '_' or '.'") {
             !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) }
         }
         let dataDirectory = try root.string("data_dir", default: "/var/lib/tern", pattern: "an absolute or relative directory path") { !$0.isEmpty }

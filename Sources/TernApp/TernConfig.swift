@@ -160,6 +160,8 @@ public struct TernConfig: Sendable, Equatable {
     public var store = Store()
     public var metrics = Metrics()
     public var logLevel: String
+    /// The secrets file's path when everyone may read it (a warning), else nil.
+    public var secretsWorldReadable: String?
 
     /// systemd's `RuntimeDirectory=tern` (see deploy/tern.service).
     public static let defaultStatusFile = "/run/tern/status.json"

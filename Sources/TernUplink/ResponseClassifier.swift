@@ -47,9 +47,19 @@ public enum ResponseClassifier {
                 return .permanent(reason: "invalid uplink URL (\(httpError)): check uplink.url")
             }
             if timeouts.contains(httpError) { return .retryable(reason: "timed out (\(httpError))") }
-            return .retryable(reason: "network error: \(httpError)")
+            return .retryable(reason: "network error: \(describe(httpError))")
         }
-        return .retryable(reason: "network error: \(error)")
+        return .retryable(reason: "network error: \(describe(error))")
+    }
+
+    /// A transport error as a person reads it: NIO's socket errors end in `(errno: N)`, said here as the
+    /// C library says it ("Connection refused"); other errors as they describe themselves.
+    public static func describe(_ error: any Error) -> String {
+        let text = "\(error)"
+        guard let range = text.range(of: #"errno: \d+"#, options: .regularExpression),
+              let code = Int32(text[range].dropFirst("errno: ".count))
+        else { return text }
+        return String(cString: strerror(code))
     }
 }
 

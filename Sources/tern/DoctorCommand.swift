@@ -117,14 +117,12 @@ extension Tern {
             }
         }
 
-        /// NIO's socket errors end in `(errno: N)`: say it as the C library does, with the address.
+        /// A socket error said plainly (`ResponseClassifier.describe`), with the address.
         static func readable(_ error: any Error, url: URL) -> String {
-            let text = "\(error)"
-            guard let range = text.range(of: #"errno: \d+"#, options: .regularExpression),
-                  let code = Int32(text[range].dropFirst("errno: ".count))
-            else { return text }
+            let text = ResponseClassifier.describe(error)
+            guard text != "\(error)" else { return text }
             let port = url.port ?? (url.scheme == "https" ? 443 : 80)
-            return "cannot connect to \(url.host ?? "?"):\(port): \(String(cString: strerror(code)))"
+            return "cannot connect to \(url.host ?? "?"):\(port): \(text)"
         }
 
         static func tcpConnect(host: String, port: Int, timeout: Duration) -> String? {

@@ -198,4 +198,38 @@ import Glibc
         let result = await daemon.finish()
         #expect(result.stderr.contains("also open in another program") && result.stderr.contains("pid \(getpid())"), "\(result.stderr)")
     }
+
+    @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
+    func theDaemonWaitsForAUARTMissingAtStartAndStartsWhenItAppears() async throws {
+        let device = NSTemporaryDirectory() + "tern-late-\(UUID().uuidString)"
+        let (path, directory) = try await config(receiver: "device = \"\(device)\"")
+        let daemon = try TernExecutable.start(["run", "--config", path])
+        let waiting = await eventually(within: .seconds(10)) {
+            let status = try? await TernExecutable.run(["status", "--config", path])
+            return status?.status == 3 && status?.stdout.contains("waiting for the receiver's UART") == true
+        }
+        #expect(waiting, "tern status says what the daemon waits for (degraded)")
+        #expect(daemon.process.isRunning, "a missing UART is waited for, not an exit")
+        let pty = try PTY()
+        try FileManager.default.createSymbolicLink(atPath: device, withDestinationPath: pty.slavePath)
+        let started = await eventually(within: .seconds(15)) {
+            FileManager.default.fileExists(atPath: directory + "/control.sock")
+        }
+        #expect(started, "the daemon started once the UART appeared")
+        daemon.process.terminate()
+        let result = await daemon.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("is usable now; starting"))
+    }
+
+    @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
+    func sigtermWhileWaitingForTheUARTIsACleanStop() async throws {
+        let (path, _) = try await config(receiver: "device = \"/nonexistent/ttyAMA0\"")
+        let daemon = try TernExecutable.start(["run", "--config", path])
+        try await Task.sleep(for: .seconds(2))
+        daemon.process.terminate()
+        let result = await daemon.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("waiting for the receiver's UART /nonexistent/ttyAMA0"))
+    }
 }

@@ -31,4 +31,12 @@ import TernUplink
 
         #expect(result == .retryable(reason: "network error: connection refused"))
     }
+
+    @Test func socketErrorsAreSaidAsTheCLibrarySaysThem() {
+        struct Socket: Error, CustomStringConvertible {
+            var description: String { "connection reset (error set): Connection refused) (errno: 111)" }
+        }
+
+        #expect(ResponseClassifier.classify(error: Socket()) == .retryable(reason: "network error: Connection refused"))
+    }
 }
