@@ -48,10 +48,16 @@ def replay(tern, log, baud, settle):
             return bool(chunk)
         return False
 
-    # Wait for tern to open the port (it prints the device line first).
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and not any("baud" in l for _, l in lines):
+    # Wait for tern to open the port (it prints the device line first): bytes written before it reads
+    # would be lost to it, and counted against it. A loaded machine can take seconds to start it.
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any("baud" in l for _, l in lines) and proc.poll() is None:
         drain(0.1)
+    if not any("baud" in l for _, l in lines):
+        proc.kill()
+        _, err = proc.communicate(timeout=10)
+        os.close(master)
+        sys.exit(f"replay-tail: tern nmea tail never opened {path} ({os.path.basename(log)}): {err.decode(errors='replace').strip() or 'no error printed'}")
     chunk = max(1, baud // 1000)
     start = time.monotonic()
     last_byte = start

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds the `tern` binary a Pi runs: release, the Swift runtime linked in (--static-swift-stdlib),
+# stripped, with its commit and build date (tern --version). The Pi then needs no Swift toolchain,
+# only libgpiod and SQLite (the .deb depends on them).
+#
+#   deploy/build.sh                       native: on a Pi, any arm64 Debian machine, or x86_64
+#   deploy/build.sh --swift-sdk SDK_ID    cross: from x86_64 with a Swift SDK for Debian aarch64
+#                                         (see deploy/README.md, "Cross-building")
+#
+# Writes dist/<arch>/tern (override with --out FILE). Needs: a Swift 6 toolchain, libgpiod-dev and
+# libsqlite3-dev (deploy/install-deps.sh) for a native build; for a cross-build, the SDK's sysroot
+# must carry them (deploy/sdk-add-packages.sh). From the internet: the Swift packages named in
+# Package.swift (pinned exactly), fetched by the first `swift build`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SDK=""
+OUT=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --swift-sdk) SDK=$2; shift 2 ;;
+        --out) OUT=$2; shift 2 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        *) echo "build.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+    esac
+done
+commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then commit="$commit-dirty"; fi
+date=$(date -u +%Y-%m-%d)
+args=(-c release --product tern --static-swift-stdlib
+      -Xcc "-DTERN_GIT_COMMIT=\"$commit\"" -Xcc "-DTERN_BUILD_DATE=\"$date\"")
+if [ -n "$SDK" ]; then
+    args+=(--swift-sdk "$SDK")
+    arch=aarch64
+else
+    arch=$(uname -m)
+fi
+echo "==> swift build ${args[*]}" >&2
+swift build "${args[@]}"
+bin=$(swift build "${args[@]}" --show-bin-path)/tern
+OUT=${OUT:-dist/$arch/tern}
+mkdir -p "$(dirname "$OUT")"
+strip_tool=strip
+if [ -n "$SDK" ]; then strip_tool=$(command -v aarch64-linux-gnu-strip || command -v llvm-strip || echo strip); fi
+"$strip_tool" -o "$OUT" "$bin"
+echo "==> $OUT ($(du -h "$OUT" | cut -f1)); $( [ -z "$SDK" ] && "$OUT" --version || echo "built for aarch64")" >&2
