@@ -39,7 +39,7 @@ swift build "${args[@]}"
 bin=$(swift build "${args[@]}" --show-bin-path)/tern
 OUT=${OUT:-dist/$arch/tern}
 mkdir -p "$(dirname "$OUT")"
-strip_tool=strip
+strip_tool="strip"
 if [ -n "$SDK" ]; then strip_tool=$(command -v aarch64-linux-gnu-strip || command -v llvm-strip || echo strip); fi
 "$strip_tool" -o "$OUT" "$bin"
 echo "==> $OUT ($(du -h "$OUT" | cut -f1)); $( [ -z "$SDK" ] && "$OUT" --version || echo "built for aarch64")" >&2

@@ -32,4 +32,7 @@ for package in "${PACKAGES[@]}"; do
     dpkg-deb -x "$work/$package.deb" "$SYSROOT"
 done
 # -dev packages link lib*.so to the versioned library: keep those links relative to the sysroot.
-echo "==> $SYSROOT now has: $(cd "$SYSROOT" && ls usr/include/gpiod.h usr/include/sqlite3.h usr/lib/*/libgpiod.so usr/lib/*/libsqlite3.so 2>/dev/null | tr '\n' ' ')" >&2
+for needed in usr/include/gpiod.h usr/include/sqlite3.h; do
+    [ -f "$SYSROOT/$needed" ] || { echo "sdk-add-packages.sh: $needed is missing in $SYSROOT after unpacking" >&2; exit 1; }
+done
+echo "==> $SYSROOT has libgpiod and SQLite for $RELEASE $ARCH" >&2

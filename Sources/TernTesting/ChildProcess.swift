@@ -10,7 +10,8 @@ import Darwin
 /// comes (so a test can wait for a line, then kill the child at a chosen moment) and whose standard
 /// error is kept. Blocking: use it from one thread (`ChildProcess.offload`), not from the
 /// cooperative pool. Its pipes are close-on-exec, so processes other tests start at the same time
-/// do not inherit them (and hold the child's output open).
+/// do not inherit them (and hold the child's output open); the child inherits no descriptor beyond
+/// standard input, output and error.
 public final class ChildProcess {
     /// How a child ended.
     public enum Termination: Sendable, Hashable, CustomStringConvertible {
@@ -56,6 +57,15 @@ public final class ChildProcess {
         // dup2 clears close-on-exec on the copies the child keeps.
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        // Nothing else: NIO opens its sockets without close-on-exec, and a child that inherited another
+        // test's listening socket keeps its port bound after that test closed it (a collector going
+        // online again on the same port then fails with EADDRINUSE).
+        do {
+            try DaemonProcess.closeInheritedDescriptors(&actions)
+        } catch {
+            close(outPipe[0]); close(outPipe[1]); close(errPipe[0]); close(errPipe[1])
+            throw error
+        }
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var child: pid_t = 0

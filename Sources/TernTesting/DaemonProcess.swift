@@ -52,7 +52,7 @@ public final class DaemonProcess: Sendable {
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later; Swift's Glibc module does not
     /// declare it): closes every descriptor from 3 up in the child.
-    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) throws(DaemonProcessError) {
+    static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) throws(DaemonProcessError) {
         typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
             throw DaemonProcessError(description: "posix_spawn_file_actions_addclosefrom_np is missing: glibc 2.34 or later is needed")

@@ -64,22 +64,6 @@ import TernTesting
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
-    func missingSerialDeviceFailsWithTheFix() throws {
-        let dataDirectory = try temporaryDirectory()
-        let config = try writeConfig("""
-            data_dir = "\(dataDirectory)"
-            [receiver]
-            device = "/dev/ttyNOPE0"
-            [uplink]
-            url = "http://127.0.0.1:1/"
-            """)
-        let result = try run(["run", "--config", config])
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("/dev/ttyNOPE0"))
-        #expect(result.stderr.contains("enable_uart=1"))
-    }
-
-    @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
     func sigtermStopsTheDaemonCleanly() async throws {
         let dataDirectory = try temporaryDirectory()
         let config = try writeConfig("""

@@ -231,5 +231,6 @@ import Glibc
         let result = await daemon.finish()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("waiting for the receiver's UART /nonexistent/ttyAMA0"))
+        #expect(result.stderr.contains("enable_uart=1"), "the wait names the fix")
     }
 }

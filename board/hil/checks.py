@@ -1,0 +1,825 @@
+#!/usr/bin/env python3
+"""Tern's hardware-in-the-loop checks: the same code on a Raspberry Pi with a HAT (board/hil/run.sh
+--board PROFILE) and on the emulated board inside the QEMU guest (run.sh --emulated). Only what
+the target is (UART device, how the power line is observed, how the cable is pulled) comes in as
+arguments; the checks themselves do not know which target they run on.
+
+Checks, each printed as `ok`, `FAIL` or `skip (reason)`:
+  uart       the receiver talks at the profile's baud: framing errors < 1 % of bytes (the UART
+             driver's own counter), checksum-valid sentences >= 99 %
+  power      powering off (the profile's method) stops sentences within 1 s; powering on resumes
+             them, and the first fix after a short off period is a hot start (<= 5 s)
+  commands   a good receiver command is acknowledged on the wire (PMTK001 flag 3 / UBX ACK-ACK),
+             a bad one is refused (PMTK001 flag 1 / ACK-NAK), through `tern receiver send`
+  unplug     the cable pulled and put back: `tern nmea tail` is showing fixes again within 5 s
+  scheduler  `tern run` cycles the receiver for N minutes; every transition of the power line,
+             sampled independently, is in tern's power log within 100 ms, and no extra ones
+  doctor     `tern doctor` on the running daemon: exit 0, or 2 (warnings only, listed)
+Exit status: 0 no FAIL, 1 any FAIL, 2 the checks could not start (named cause).
+"""
+import argparse, http.server, json, os, pty, re, select, shutil, signal, subprocess, sys, termios
+import threading, time, tomllib, tty
+
+BAUDS = {4800: termios.B4800, 9600: termios.B9600, 19200: termios.B19200, 38400: termios.B38400,
+         57600: termios.B57600, 115200: termios.B115200}
+FIX_LINE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")      # a fix printed by `tern nmea tail`
+POWER_LOG = re.compile(r"\[TernHardware\] GPS power (on|off)\b")  # `tern run` with log_level debug
+
+
+def nmea_ok(line: bytes) -> bool:
+    m = re.match(rb"^\$([^*$]*)\*([0-9A-Fa-f]{2})$", line)
+    if not m:
+        return False
+    x = 0
+    for c in m.group(1):
+        x ^= c
+    return x == int(m.group(2), 16)
+
+
+def is_fix(line: bytes) -> bool:
+    f = line.split(b"*")[0].split(b",")
+    if f[0].endswith(b"RMC") and len(f) > 2:
+        return f[2] == b"A"
+    if f[0].endswith(b"GGA") and len(f) > 6:
+        return f[6] not in (b"", b"0")
+    return False
+
+
+def ubx(cls, mid, payload=b""):
+    msg = bytes([cls, mid, len(payload) & 0xFF, len(payload) >> 8]) + payload
+    a = b = 0
+    for c in msg:
+        a = (a + c) & 0xFF
+        b = (b + a) & 0xFF
+    return b"\xb5\x62" + msg + bytes([a, b])
+
+
+def duration(s, default):
+    if s is None:
+        return default
+    if isinstance(s, (int, float)):
+        return float(s)
+    m = re.match(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$", str(s))
+    if not m:
+        return default
+    return float(m.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}[m.group(2)]
+
+
+class Port:
+    """The receiver's UART, read by a thread: every line with the arrival time of its last byte."""
+
+    def __init__(self, dev, baud):
+        self.fd = os.open(dev, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        tty.setraw(self.fd)
+        t = termios.tcgetattr(self.fd)
+        t[2] |= termios.CLOCAL | termios.CREAD
+        t[4] = t[5] = BAUDS[baud]
+        termios.tcsetattr(self.fd, termios.TCSANOW, t)
+        termios.tcflush(self.fd, termios.TCIFLUSH)
+        self.lines, self.chunks, self.nbytes = [], [], 0
+        self.lock = threading.Lock()
+        self.stop = False
+        self.buf = b""
+        self.th = threading.Thread(target=self._run, daemon=True)
+        self.th.start()
+
+    def _run(self):
+        while not self.stop:
+            r, _, _ = select.select([self.fd], [], [], 0.1)
+            if not r:
+                continue
+            try:
+                d = os.read(self.fd, 4096)
+            except OSError:
+                time.sleep(0.05)
+                continue
+            now = time.time()
+            with self.lock:
+                self.nbytes += len(d)
+                self.chunks.append((now, len(d)))
+                self.buf += d
+                while b"\n" in self.buf:
+                    ln, self.buf = self.buf.split(b"\n", 1)
+                    ln = ln.strip(b"\r\x00")
+                    if ln:
+                        self.lines.append((now, ln))
+
+    def write(self, data):
+        os.write(self.fd, data)
+
+    def since(self, t0):
+        with self.lock:
+            return [(t, l) for t, l in self.lines if t >= t0]
+
+    def wait_for(self, pred, t0, timeout):
+        end = time.time() + timeout
+        while time.time() < end:
+            for t, l in self.since(t0):
+                if pred(l):
+                    return t, l
+            time.sleep(0.05)
+        return None, None
+
+    def close(self):
+        self.stop = True
+        self.th.join(1)
+        os.close(self.fd)
+
+
+def uart_errors(dev):
+    """(rx bytes, framing errors) from the driver's counters (/proc/tty/driver/serial for 8250/16550,
+    /proc/tty/driver/ttyAMA for the Pi's PL011), or None when the driver does not say."""
+    name = os.path.basename(os.path.realpath(dev))
+    m = re.match(r"^(ttyS|ttyAMA)(\d+)$", name)
+    if not m:
+        return None
+    path = "/proc/tty/driver/" + ("serial" if m.group(1) == "ttyS" else "ttyAMA")
+    try:
+        text = open(path).read()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith(m.group(2) + ":"):
+            rx = re.search(r"\brx:(\d+)", line)
+            fe = re.search(r"\bfe:(\d+)", line)
+            return int(rx.group(1)) if rx else 0, int(fe.group(1)) if fe else 0
+    return None
+
+
+class Gpio:
+    """Holds GPIO lines with the libgpiod command-line tools (v1: gpioset --mode=signal; v2: gpioset
+    holds by default), one process per held line; a line is given as an offset or a name."""
+
+    def __init__(self, chip):
+        self.chip = chip
+        self.held = {}
+        try:
+            v = subprocess.run(["gpioset", "--version"], capture_output=True, text=True).stdout
+        except FileNotFoundError:
+            raise SystemExit("checks: gpioset missing: install Debian's gpiod package (apt-get install gpiod)")
+        self.v2 = bool(re.search(r"\(libgpiod\) v2\.", v))
+
+    def offset(self, line):
+        if isinstance(line, int) or str(line).isdigit():
+            return str(line)
+        if self.v2:
+            return str(line)
+        out = subprocess.run(["gpiofind", str(line)], capture_output=True, text=True).stdout.split()
+        if len(out) != 2:
+            raise RuntimeError("no GPIO line named %s (gpioinfo lists them)" % line)
+        return out[1]
+
+    def set(self, line, value):
+        self.release(line)
+        off = self.offset(line)
+        cmd = (["gpioset", "-c", self.chip, "%s=%d" % (off, value)] if self.v2 else
+               ["gpioset", "--mode=signal", self.chip, "%s=%d" % (off, value)])
+        self.held[line] = subprocess.Popen(cmd)
+        time.sleep(0.05)
+        if self.held[line].poll() is not None:
+            raise RuntimeError("gpioset %s %s=%d failed (line busy? `gpioinfo %s`)" % (self.chip, off, value, self.chip))
+
+    def pulse(self, line, value, seconds):
+        self.set(line, value)
+        time.sleep(seconds)
+        self.release(line)
+
+    def release(self, line=None):
+        for k in ([line] if line is not None else list(self.held)):
+            p = self.held.pop(k, None)
+            if p:
+                p.terminate()
+                p.wait()
+
+
+class Power:
+    """The profile's power method, driven without tern (so tern can be checked against it)."""
+
+    def __init__(self, prof, gpio_factory):
+        self.p = prof.get("power", {})
+        self.method = self.p.get("method", "none")
+        self.port = None
+        self.gpio = None
+        if self.method in ("gpio", "l76x"):
+            self.gpio = gpio_factory(self.p.get("chip", "gpiochip0"))
+
+    def describe(self):
+        m = self.method
+        if m == "gpio":
+            return "gpio line %s on %s%s" % (self.p.get("line"), self.p.get("chip", "gpiochip0"),
+                                               " (active low)" if self.p.get("active_low") else "")
+        if m == "l76x":
+            return "L76X STANDBY line %s / FORCE_ON line %s (sleep=%s)" % (
+                self.p.get("standby_line"), self.p.get("force_on_line"), self.p.get("sleep", "backup"))
+        return {"pmtk-standby": "$PMTK161,0 standby", "ubx-backup": "UBX RXM-PMREQ backup"}.get(m, m)
+
+    def switchable(self):
+        return self.method in ("gpio", "l76x", "pmtk-standby", "ubx-backup")
+
+    def on(self):
+        m = self.method
+        if m == "gpio":
+            self.gpio.set(self.p["line"], 0 if self.p.get("active_low") else 1)
+        elif m == "l76x":
+            self.gpio.set(self.p["standby_line"], 1)
+            self.gpio.pulse(self.p["force_on_line"], 1, 0.2)
+        elif m == "pmtk-standby" and self.port:
+            self.port.write(b"$PMTK000*32\r\n")          # any byte wakes it
+        elif m == "ubx-backup" and self.port:
+            self.port.write(b"\xff" * 8)                 # UART activity wakes it
+
+    def off(self):
+        m = self.method
+        if m == "gpio":
+            self.gpio.set(self.p["line"], 1 if self.p.get("active_low") else 0)
+        elif m == "l76x":
+            if self.p.get("sleep", "backup") == "standby":
+                self.gpio.set(self.p["standby_line"], 0)
+            elif self.port:
+                self.port.write(b"$PMTK225,4*2F\r\n")
+        elif m == "pmtk-standby" and self.port:
+            self.port.write(b"$PMTK161,0*28\r\n")
+        elif m == "ubx-backup" and self.port:
+            self.port.write(ubx(0x02, 0x41, bytes(4) + bytes([2, 0, 0, 0])))
+
+    def release(self):
+        if self.gpio:
+            self.gpio.release()
+
+
+class LineSampler:
+    """Samples the receiver's real power state every `period` s, independently of tern."""
+
+    def __init__(self, read, period=0.01):
+        self.read, self.period = read, period
+        self.trans, self.stop, self.samples, self.valid = [], False, 0, 0
+        self.state = self.initial = read()
+        self.th = threading.Thread(target=self._run, daemon=True)
+        self.th.start()
+
+    def _run(self):
+        while not self.stop:
+            s = self.read()
+            self.samples += 1
+            self.valid += s is not None
+            if s is not None and self.state is None:
+                self.state = s
+            if s is not None and s != self.state:
+                self.trans.append((time.time(), "on" if s else "off"))
+                self.state = s
+            time.sleep(self.period)
+
+    def finish(self):
+        self.stop = True
+        self.th.join(2)
+        return self.trans
+
+
+def debugfs_reader(chip, offset, active_low):
+    """A Pi's line as the kernel drives it (/sys/kernel/debug/gpio), for lines another process holds."""
+    path = "/sys/kernel/debug/gpio"
+    if not os.path.exists(path):
+        subprocess.run(["mount", "-t", "debugfs", "none", "/sys/kernel/debug"], capture_output=True)
+
+    def read():
+        try:
+            text = open(path).read()
+        except OSError:
+            return None
+        base, inchip = None, False
+        for line in text.splitlines():
+            h = re.match(r"^(gpiochip\d+): GPIOs (\d+)-", line)
+            if h:
+                inchip, base = h.group(1) == chip, int(h.group(2))
+                continue
+            if inchip:
+                m = re.match(r"^\s*gpio-(\d+)\s.*\)\s+(in|out)\s+(hi|lo)", line)
+                if m and int(m.group(1)) - base == offset:
+                    return (m.group(3) == "hi") != active_low
+        return None
+    return read
+
+
+class Collector(http.server.BaseHTTPRequestHandler):
+    """A local uplink for tern run (the HIL is about the receiver): answers 200 to everything."""
+    received = 0
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        Collector.received += 1
+        try:
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+        except OSError:
+            pass
+
+    do_GET = do_POST
+
+    def do_HEAD(self):
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *a):
+        pass
+
+
+def hil_config(profile_text, overrides, sections):
+    """The profile with HIL overrides: top-level keys, keys per section, and whole sections replaced."""
+    out, section, seen = [], "", set()
+
+    def flush_section(sec):
+        for (s, k), v in overrides.items():
+            if s == sec and (s, k) not in seen:
+                out.append("%s = %s" % (k, json.dumps(v)))
+                seen.add((s, k))
+    for line in profile_text.splitlines():
+        m = re.match(r"^\s*\[([^\]]+)\]\s*$", line)
+        if m:
+            flush_section(section)
+            section = m.group(1).strip()
+            out.append(line)
+            if section in sections:
+                for k, v in sections[section].items():
+                    out.append("%s = %s" % (k, json.dumps(v)))
+            continue
+        if section in sections:
+            continue
+        k = re.match(r"^\s*#?\s*([A-Za-z_]+)\s*=", line)
+        if k and (section, k.group(1)) in overrides:
+            if line.lstrip().startswith("#") and (section, k.group(1)) in seen:
+                continue
+            out.append("%s = %s" % (k.group(1), json.dumps(overrides[(section, k.group(1))])))
+            seen.add((section, k.group(1)))
+            continue
+        out.append(line)
+    flush_section(section)
+    # top-level keys must come before the first table
+    top = [l for (s, k), v in overrides.items() if s == "" and (s, k) not in seen for l in ["%s = %s" % (k, json.dumps(v))]]
+    return "\n".join(top + out) + "\n"
+
+
+class Checks:
+    def __init__(self, a):
+        self.a = a
+        self.prof_text = open(a.profile).read()
+        self.prof = tomllib.loads(self.prof_text)
+        rc = self.prof.get("receiver", {})
+        self.dev = a.device or rc.get("device", "/dev/serial0")
+        self.baud = int(a.baud or rc.get("baud", 9600))
+        self.chipset = rc.get("chipset", "auto")
+        self.silence = duration(rc.get("silence_timeout"), 5.0)
+        self.power = Power(self.prof, Gpio)
+        self.results = []
+        self.seen_pmtk = False
+        self.doctor_result = None
+        os.makedirs(a.work, exist_ok=True)
+
+    # ---- reporting
+    def report(self, name, status, detail):
+        self.results.append({"name": name, "status": status, "detail": detail})
+        label = {"ok": "ok  ", "fail": "FAIL", "skip": "skip"}[status]
+        print("%s %-9s %s" % (label, name, detail if status != "skip" else "(%s)" % detail), flush=True)
+
+    def progress(self, msg):
+        print("  .. %s" % msg, file=sys.stderr, flush=True)
+
+    def tern(self, *args, timeout=30):
+        return subprocess.run([self.a.tern, *args], capture_output=True, text=True, timeout=timeout)
+
+    # ---- 1
+    def check_uart(self):
+        port = Port(self.dev, self.baud)
+        self.power.port = port
+        try:
+            if self.power.switchable():
+                self.power.on()
+            time.sleep(2.0)
+            c0 = uart_errors(self.dev)
+            t0 = time.time()
+            time.sleep(self.a.uart_seconds)
+            lines = port.since(t0)
+            c1 = uart_errors(self.dev)
+            with port.lock:
+                chunks = [c for c in port.chunks if c[0] >= t0]
+        finally:
+            port.close()
+            self.power.port = None
+        sent = [l for _, l in lines if b"$" in l]
+        good = [l for l in sent if nmea_ok(l)]
+        self.seen_pmtk = any(l.startswith(b"$PMTK") or b"MTK" in l for l in good)
+        nbytes = sum(n for _, n in chunks)
+        # bursts: a cycle's bytes back to back; their rate shows the line really runs at the baud
+        rates, burst = [], []
+        for t, n in chunks + [(float("inf"), 0)]:
+            if burst and t - burst[-1][0] > 0.2:
+                if len(burst) >= 4 and burst[-1][0] > burst[0][0]:
+                    rates.append(sum(x for _, x in burst[1:]) * 10 / (burst[-1][0] - burst[0][0]))
+                burst = []
+            burst.append((t, n))
+        rate = sorted(rates)[len(rates) // 2] if rates else None
+        if not sent:
+            return self.report("uart", "fail", "no NMEA on %s at %d baud in %.0f s (%d bytes): check the receiver's "
+                               "power, its TX -> the Pi's RXD wire, enable_uart=1, and the baud rate"
+                               % (self.dev, self.baud, self.a.uart_seconds, nbytes))
+        valid = 100.0 * len(good) / len(sent)
+        if c0 is None or c1 is None:
+            fe_txt, fe_ok = "framing errors not counted by this UART driver", True
+        else:
+            fe = c1[1] - c0[1]
+            rx = max(c1[0] - c0[0], nbytes, 1)
+            fe_ok = fe * 100.0 / rx < 1.0
+            fe_txt = "%d framing errors in %d bytes (%.2f %%)" % (fe, rx, fe * 100.0 / rx)
+        detail = "%d baud on %s: %d of %d sentences checksum-valid (%.1f %%), %s%s" % (
+            self.baud, self.dev, len(good), len(sent), valid, fe_txt,
+            ", bursts at %.0f baud" % rate if rate else "")
+        ok = valid >= 99.0 and fe_ok
+        if not ok:
+            detail += ": a wrong baud rate or a noisy line (receiver.baud; the wiring; `tern nmea tail --autobaud`)"
+        self.report("uart", "ok" if ok else "fail", detail)
+
+    # ---- 2
+    def check_power(self):
+        if not self.power.switchable():
+            return self.report("power", "skip", "power.method is %r: the board cannot switch the receiver" % self.power.method)
+        port = Port(self.dev, self.baud)
+        self.power.port = port
+        fails = []
+        try:
+            self.power.on()
+            t0 = time.time()
+            tf, _ = port.wait_for(is_fix, t0, self.a.first_fix_timeout)
+            if tf is None:
+                return self.report("power", "fail", "no fix within %.0f s of power-on: the antenna needs sky view "
+                                   "(a cold receiver can take minutes)" % self.a.first_fix_timeout)
+            # switch off mid-cycle, right after a cycle's first sentence: the hardest moment to stop
+            tg, _ = port.wait_for(lambda l: b"GGA," in l, time.time(), 3.0)
+            t_off = time.time()
+            self.power.off()
+            time.sleep(3.5)
+            nmea = lambda l: l.startswith(b"$") and not l.startswith(b"$PMTK") and nmea_ok(l)
+            after = [t for t, l in port.since(t_off) if nmea(l)]
+            stop = (max(after) - t_off) if after else 0.0
+            late = [t for t in after if t > t_off + 1.0]
+            if late:
+                fails.append("sentences still arrived %.1f s after power-off (%d after the first second)"
+                             % (max(after) - t_off, len(late)))
+            time.sleep(max(0.0, self.a.off_seconds - 3.5))
+            off_for = time.time() - t_off
+            t_on = time.time()
+            self.power.on()
+            tr, _ = port.wait_for(nmea, t_on, 5.0)
+            tfix, _ = port.wait_for(is_fix, t_on, 60.0)
+        finally:
+            port.close()
+            self.power.port = None
+        if tr is None:
+            fails.append("no sentence within 5 s of power-on")
+        if tfix is None:
+            fails.append("no fix within 60 s of power-on after %.0f s off" % off_for)
+        elif tfix - t_on > 5.0:
+            fails.append("first fix %.1f s after power-on: not a hot start (backup supply/coin cell?)" % (tfix - t_on))
+        detail = "%s, off mid-cycle: sentences stopped %.2f s after power-off; after %.0f s off, resumed %s and fixed %s" % (
+            self.power.describe(), stop, off_for,
+            "%.2f s after power-on" % (tr - t_on) if tr else "never",
+            "%.2f s after power-on (hot start)" % (tfix - t_on) if tfix and tfix - t_on <= 5 else
+            ("after %.1f s" % (tfix - t_on) if tfix else "never"))
+        self.report("power", "fail" if fails else "ok", detail + ("; " + "; ".join(fails) if fails else ""))
+
+    # ---- 3
+    def check_commands(self):
+        chip = self.chipset
+        if chip == "auto":
+            chip = {"pmtk-standby": "mediatek", "l76x": "quectel", "ubx-backup": "ublox"}.get(self.power.method)
+        if self.power.switchable():
+            self.power.on()
+        time.sleep(1.0)
+        base = ["receiver", "send", "--device", self.dev, "--baud", str(self.baud), "--timeout", "3s"]
+        tries = [chip] if chip else ["mediatek", "ublox"]
+        for c in tries:
+            ublox = c.startswith("ublox")
+            good = ["ubx", "06", "01", "F000"] if ublox else ["version"]
+            bad = ["ubx", "06", "77"] if ublox else ["raw", "PMTK999"]
+            r = self.tern(*base, "--chipset", c, *good)
+            if r.returncode == 2 and c != tries[-1]:
+                continue                               # no answer in this dialect: try the next
+            out = (r.stdout + r.stderr).strip().replace("\n", " | ")
+            if r.returncode != 0:
+                return self.report("commands", "fail", "%s %s not acknowledged (exit %d): %s" % (c, " ".join(good), r.returncode, out[-300:]))
+            acked = next((l for l in r.stdout.splitlines() if "PMTK001" in l or "ACK" in l), "?").strip("<- ").strip()
+            rb = self.tern(*base, "--chipset", c, *bad)
+            outb = (rb.stdout + rb.stderr).strip()
+            nak = rb.returncode == 1 and (("ACK-NAK" in outb or "NAK" in outb) if ublox else "PMTK001" in outb)
+            nak_txt = next((l for l in outb.splitlines() if "PMTK001" in l or "NAK" in l), outb[-200:]).strip("<- ").strip()
+            if not nak:
+                return self.report("commands", "fail", "%s acked (%s), but bad command %s not refused (exit %d): %s"
+                                   % (" ".join(good), acked, " ".join(bad), rb.returncode, outb[-300:]))
+            return self.report("commands", "ok", "chipset %s: `%s` acknowledged (%s); bad `%s` refused (%s)"
+                               % (c, " ".join(good), acked, " ".join(bad), nak_txt))
+
+    # ---- 4
+    def check_unplug(self):
+        if not (self.a.unplug_cmd and self.a.replug_cmd) and not self.a.interactive:
+            return self.report("unplug", "skip", "needs the cable pulled: --interactive asks you to, the emulated board pulls it itself")
+        if self.power.switchable():
+            self.power.on()
+        m, s = pty.openpty()
+        p = subprocess.Popen([self.a.tern, "nmea", "tail", "--device", self.dev, "--baud", str(self.baud)],
+                             stdout=s, stderr=s, stdin=subprocess.DEVNULL)
+        os.close(s)
+        lines, stop = [], []
+
+        def reader():                                  # stamps each line as it arrives, whatever we do
+            buf = b""
+            while not stop:
+                r, _, _ = select.select([m], [], [], 0.05)
+                if not r:
+                    continue
+                try:
+                    d = os.read(m, 4096)
+                except OSError:
+                    return
+                buf += d
+                while b"\n" in buf:
+                    ln, buf = buf.split(b"\n", 1)
+                    lines.append((time.time(), ln.decode(errors="replace").strip()))
+        rt = threading.Thread(target=reader, daemon=True)
+        rt.start()
+
+        def pump(until):
+            time.sleep(max(0.0, until - time.time()))
+
+        def first(pred, t0, timeout):
+            end = time.time() + timeout
+            while True:
+                for t, l in list(lines):
+                    if t >= t0 and pred(l):
+                        return t, l
+                if time.time() >= end:
+                    return None, None
+                time.sleep(0.05)
+        try:
+            t, _ = first(lambda l: FIX_LINE.match(l), 0, 30)
+            if t is None:
+                return self.report("unplug", "fail", "tern nmea tail showed no fix before the cable was pulled: " +
+                                   " | ".join(l for _, l in lines[-5:]))
+            self.cable(False)
+            t_u = time.time()
+            pump(time.time() + self.silence + 2.5)
+            during = [l for t, l in lines if t >= t_u and l.startswith("link:")]
+            fixes_during = [l for t, l in lines if t >= t_u + 1.5 and FIX_LINE.match(l)]
+            self.cable(True)
+            t_r = time.time()
+            tb, _ = first(lambda l: FIX_LINE.match(l), t_r, 15)
+            back = [l for t, l in lines if t >= t_r and l.startswith("link:")]
+        finally:
+            p.terminate()
+            p.wait()
+            stop.append(1)
+            rt.join(1)
+            os.close(m)
+        detail = "pulled %.0f s: %s; put back: %s" % (
+            t_r - t_u, "; ".join(during) or "no link change reported",
+            ("fixes again after %.2f s" % (tb - t_r)) if tb else "no fix within 15 s")
+        if back:
+            detail += " (%s)" % "; ".join(back)
+        bad = tb is None or tb - t_r > 5.0 or fixes_during
+        if fixes_during:
+            detail += "; fixes kept arriving while pulled: the cable was not pulled"
+        self.report("unplug", "fail" if bad else "ok", detail)
+
+    def cable(self, plugged):
+        if self.a.interactive and not (self.a.unplug_cmd and self.a.replug_cmd):
+            with open("/dev/tty", "r+") as t:
+                t.write("\n>>> %s, then press Enter: " % ("Put the receiver's TX wire (or its cable) back" if plugged
+                                                          else "Pull the receiver's TX wire (or its cable)"))
+                t.flush()
+                t.readline()
+        else:
+            subprocess.run(self.a.replug_cmd if plugged else self.a.unplug_cmd, shell=True, check=True)
+
+    # ---- 5 and 6
+    def check_scheduler(self):
+        self.power.release()
+        work = self.a.work
+        srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Collector)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        url = "http://127.0.0.1:%d/positions" % srv.server_address[1]
+        cfg = os.path.join(work, "tern-hil.toml")
+        overrides = {("", "data_dir"): os.path.join(work, "data"), ("", "status_file"): os.path.join(work, "status.json"),
+                     ("", "control_socket"): os.path.join(work, "control.sock"), ("", "log_level"): "debug",
+                     ("", "device"): "tern-hil", ("receiver", "device"): self.dev, ("receiver", "baud"): self.baud}
+        sections = {"scheduler": {"policy": "fixed", "interval": "%ds" % self.a.interval, "acquisition_timeout": "60s"},
+                    "uplink": {"url": url, "batch_size": 20, "timeout": "5s"}}
+        shutil.rmtree(os.path.join(work, "data"), ignore_errors=True)
+        with open(cfg, "w") as f:
+            f.write(hil_config(self.prof_text, overrides, sections))
+        r = self.tern("config", "check", cfg)
+        if r.returncode not in (0, 2):
+            self.doctor_result = False
+            return self.report("scheduler", "fail", "the HIL config %s is invalid: %s" % (cfg, (r.stdout + r.stderr).strip()))
+        # the real state of the power line, sampled without tern
+        sampler, sim_log, how = None, None, ""
+        m = self.power.method
+        if m == "gpio" and self.a.line_value_file:
+            al = bool(self.power.p.get("active_low"))
+            f = self.a.line_value_file
+
+            def read():
+                try:
+                    return (open(f).read().strip() == "1") != al
+                except OSError:
+                    return None
+            sampler, how = LineSampler(read), "the line's level (%s)" % f
+        elif m == "gpio" and isinstance(self.power.p.get("line"), int):
+            rd = debugfs_reader(self.power.p.get("chip", "gpiochip0"), self.power.p["line"], bool(self.power.p.get("active_low")))
+            sampler, how = LineSampler(rd, 0.02), "the line's level (/sys/kernel/debug/gpio)"
+        elif self.a.sim_state_log:
+            sim_log, how = self.a.sim_state_log, "the simulated receiver's own state log"
+        t_start = time.time()
+        logf = open(os.path.join(work, "tern-run.log"), "w")
+        tp = subprocess.Popen([self.a.tern, "run", "--config", cfg], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        tern_tr = []
+
+        def read_log():
+            for raw in tp.stderr:
+                now = time.time()
+                line = raw.decode(errors="replace").rstrip()
+                logf.write("%.3f %s\n" % (now, line))
+                mm = POWER_LOG.search(line)
+                if mm:
+                    tern_tr.append((now, mm.group(1)))
+        lt = threading.Thread(target=read_log, daemon=True)
+        lt.start()
+        run_for = self.a.minutes * 60.0
+        doctor_at = t_start + min(max(30.0, run_for / 2), run_for - 5)
+        status = None
+        while time.time() < t_start + run_for and tp.poll() is None:
+            if self.doctor_result is None and time.time() >= doctor_at:
+                self.doctor_result = self.tern("doctor", "--config", cfg, timeout=60)
+            time.sleep(0.5)
+        crashed = tp.poll()
+        if crashed is None:
+            st = self.tern("status", "--config", cfg, "--json")
+            try:
+                status = json.loads(st.stdout)
+            except ValueError:
+                status = None
+            tp.send_signal(signal.SIGTERM)
+            try:
+                tp.wait(20)
+            except subprocess.TimeoutExpired:
+                tp.kill()
+                tp.wait()
+        lt.join(5)
+        time.sleep(1.0)
+        line_tr = sampler.finish() if sampler else None
+        if sampler and not sampler.valid:
+            line_tr, how = None, "%s unreadable" % how
+        initial = "on" if (sampler and sampler.initial) else "off"
+        if sim_log:
+            line_tr = []
+            try:
+                for ln in open(sim_log):
+                    f = ln.split()
+                    if len(f) >= 2 and float(f[0]) >= t_start:
+                        line_tr.append((float(f[0]), f[1]))
+                    elif len(f) >= 2:
+                        initial = f[1]
+            except OSError:
+                line_tr = None
+        srv.shutdown()
+        logf.close()
+        if crashed is not None:
+            return self.report("scheduler", "fail", "tern run exited with %d after %.0f s (log: %s)"
+                               % (crashed, time.time() - t_start, logf.name))
+        # drop repeats (a power-off while already off changes nothing on the line)
+        dedup, state = [], initial
+        for t, s in tern_tr:
+            if s != state:
+                dedup.append((t, s))
+                state = s
+        ons = sum(1 for _, s in dedup if s == "on")
+        gw = (status or {}).get("daemon", {}).get("gateway", {})
+        extra = "%d power-ons in %.1f min, %s fixes accepted, %d batches uploaded" % (
+            ons, self.a.minutes, gw.get("fixes_accepted", "?"), Collector.received)
+        if ons < 2:
+            return self.report("scheduler", "fail", "the scheduler did not cycle the receiver (%s; log %s)" % (extra, logf.name))
+        if line_tr is None:
+            return self.report("scheduler", "skip", "%s; tern's power log not compared: no independent view of the "
+                               "receiver's power on this board (%s%s)" % (extra, self.power.describe(), "; " + how if how else ""))
+        # one-to-one, in order: the k-th transition on the line against tern's k-th
+        problems, worst = [], 0.0
+        for k in range(max(len(line_tr), len(dedup))):
+            if k >= len(line_tr):
+                problems.append("tern logged power %s at +%.1f s, the line did not change" % (dedup[k][1], dedup[k][0] - t_start))
+                continue
+            if k >= len(dedup):
+                problems.append("the line went %s at +%.1f s, tern did not log it" % (line_tr[k][1], line_tr[k][0] - t_start))
+                continue
+            (tl, sl), (tt, st) = line_tr[k], dedup[k]
+            d = abs(tl - tt)
+            worst = max(worst, d)
+            if sl != st or d > 0.1:
+                problems.append("line %s at +%.3f s vs tern %s at +%.3f s" % (sl, tl - t_start, st, tt - t_start))
+        detail = "%s; %d transitions on %s (%s at the start), %d in tern's power log, worst gap %.0f ms" % (
+            extra, len(line_tr), how, initial, len(dedup), worst * 1000)
+        if sampler:
+            detail += " (%d samples)" % sampler.samples
+        if problems:
+            detail += ": " + "; ".join(problems[:5]) + (" …" if len(problems) > 5 else "") + " (log %s)" % logf.name
+        self.report("scheduler", "fail" if problems else "ok", detail)
+
+    def report_doctor(self):
+        r = self.doctor_result
+        if r is False:
+            return self.report("doctor", "skip", "no daemon: the scheduler check could not start tern run")
+        if r is None:
+            return self.report("doctor", "fail", "not run: tern run stopped before the doctor's turn")
+        lines = r.stdout.splitlines()
+        warns = [l[5:].strip() for l in lines if l.startswith("warn")]
+        fails = [l[5:].strip() for l in lines if l.startswith("FAIL")]
+        oks = [l for l in lines if l.startswith("ok")]
+        if r.returncode == 0:
+            self.report("doctor", "ok", "%d checks ok on the running daemon" % len(oks))
+        elif r.returncode == 2:
+            self.report("doctor", "ok", "%d checks ok, warnings only: %s" % (len(oks), "; ".join(warns)))
+        else:
+            self.report("doctor", "fail", "exit %d: %s" % (r.returncode, "; ".join(fails or lines[-3:] or [r.stderr.strip()])))
+
+    def run(self):
+        steps = [("uart", self.check_uart), ("power", self.check_power), ("commands", self.check_commands),
+                 ("unplug", self.check_unplug), ("scheduler", self.check_scheduler)]
+        only = set(self.a.only.split(",")) if self.a.only else None
+        for name, fn in steps:
+            if only and name not in only:
+                self.report(name, "skip", "not selected (--only)")
+                continue
+            self.progress("%s …" % name)
+            try:
+                fn()
+            except Exception as e:                     # a check that breaks is a FAIL, named
+                self.report(name, "fail", "%s: %s" % (type(e).__name__, e))
+            if name == "scheduler":
+                self.report_doctor()
+        if only and "scheduler" not in only:
+            self.report("doctor", "skip", "runs on the daemon of the scheduler check")
+        self.power.release()
+        if self.a.json:
+            print(json.dumps({"checks": self.results}), flush=True)
+        return 1 if any(r["status"] == "fail" for r in self.results) else 0
+
+
+def main():
+    p = argparse.ArgumentParser(description="Tern HIL checks (see board/hil/run.sh)")
+    p.add_argument("--profile", required=True, help="board/*.toml")
+    p.add_argument("--tern", default=shutil.which("tern") or "/usr/bin/tern")
+    p.add_argument("--device", help="the receiver's UART (default: the profile's)")
+    p.add_argument("--baud", type=int)
+    p.add_argument("--minutes", type=float, default=10.0, help="how long tern run cycles the receiver")
+    p.add_argument("--interval", type=int, default=15, help="the fixed scheduler's interval for the run (s)")
+    p.add_argument("--uart-seconds", type=float, default=10.0)
+    p.add_argument("--off-seconds", type=float, default=5.0, help="the short off period before the hot start")
+    p.add_argument("--first-fix-timeout", type=float, default=120.0)
+    p.add_argument("--line-value-file", help="the power line's level (emulated board: gpio-sim's sim_gpioN/value)")
+    p.add_argument("--sim-state-log", help="the simulated receiver's state log (emulated board)")
+    p.add_argument("--unplug-cmd")
+    p.add_argument("--replug-cmd")
+    p.add_argument("--interactive", action="store_true", help="ask a person to pull and replace the cable")
+    p.add_argument("--only", help="comma-separated checks to run")
+    p.add_argument("--work", default="/tmp/tern-hil-checks")
+    p.add_argument("--json", action="store_true")
+    a = p.parse_args()
+    if not os.path.exists(a.tern):
+        print("checks: no tern binary at %s: pass --tern PATH" % a.tern, file=sys.stderr)
+        return 2
+    dev = a.device
+    try:
+        c = Checks(a)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        print("checks: cannot read the profile %s: %s" % (a.profile, e), file=sys.stderr)
+        return 2
+    dev = c.dev
+    if not os.path.exists(dev):
+        print("checks: %s does not exist: enable the UART (enable_uart=1 in config.txt) or pass --device" % dev, file=sys.stderr)
+        return 2
+    holders = []
+    real = os.path.realpath(dev)
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            for fd in os.listdir("/proc/%s/fd" % pid):
+                if os.path.realpath("/proc/%s/fd/%s" % (pid, fd)) == real and int(pid) != os.getpid():
+                    holders.append("%s (%s)" % (pid, open("/proc/%s/comm" % pid).read().strip()))
+                    break
+        except OSError:
+            pass
+    if holders:
+        print("checks: %s is held by %s: stop it first (sudo systemctl stop tern; a serial console: "
+              "raspi-config > Interface > Serial)" % (dev, ", ".join(holders)), file=sys.stderr)
+        return 2
+    return c.run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Tern's hardware-in-the-loop suite: the same checks (board/hil/checks.py) on a Raspberry Pi with a
+# HAT and on an emulated board in CI (a QEMU guest with a gpio-sim chip and a real 16550 UART whose
+# other end is a simulated receiver, paced at the real baud rate by uart-bridge.py).
+#
+# usage: board/hil/run.sh --emulated [--profile NAME] [--json] [--minutes N] [--tern PATH] [--only LIST]
+#        board/hil/run.sh --board PROFILE [--device DEV] [--json] [--minutes N] [--tern PATH] [--interactive]
+#   PROFILE / NAME: a board profile, board/NAME.toml or a path (e.g. load-switch, waveshare-l76x,
+#   adafruit-ultimate-gps, uputronics-ublox-m8). --emulated defaults to load-switch and supports the
+#   gpio, pmtk-standby and ubx-backup methods (the simulator has no L76X STANDBY/FORCE_ON pins).
+#   --minutes N: how long `tern run` cycles the receiver (default 10). --only uart,power,...: a subset.
+#   --interactive (Pi): asks you to pull and replace the receiver's TX wire for the unplug check.
+# Each check prints `ok`, `FAIL` or `skip (reason)`; with --json the last line is
+# {"checks":[{"name":…,"status":"ok"|"fail"|"skip","detail":…}]}.
+# Exit: 0 no FAIL; 1 a FAIL; 2 usage or a broken setup (named); 77 the emulated rig cannot run on
+# this machine (no QEMU, no kernel source package…): the suite did NOT run, the reason is printed.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+die() { echo "hil: $*" >&2; exit 2; }
+not_run() { echo "hil: NOT RUN: $*" >&2; exit 77; }
+
+TARGET="" PROFILE="" JSON="" MINUTES=10 TERN="${TERN:-}" ONLY="" DEVICE="" INTERACTIVE=""
+while [ $# -gt 0 ]; do
+    case $1 in
+        --emulated) TARGET=emulated ;;
+        --board) TARGET=board; PROFILE=${2:?--board needs a profile}; shift ;;
+        --profile) PROFILE=${2:?--profile needs a name}; shift ;;
+        --json) JSON=--json ;;
+        --minutes) MINUTES=${2:?}; shift ;;
+        --tern) TERN=${2:?}; shift ;;
+        --only) ONLY=${2:?}; shift ;;
+        --device) DEVICE=${2:?}; shift ;;
+        --interactive) INTERACTIVE=--interactive ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) die "unknown argument $1 (see --help)" ;;
+    esac
+    shift
+done
+[ -n "$TARGET" ] || die "say --emulated or --board PROFILE (see --help)"
+[[ $MINUTES =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--minutes takes a number, not '$MINUTES'"
+PROFILE=${PROFILE:-load-switch}
+if [ -f "$PROFILE" ]; then PROFILE_FILE=$(cd "$(dirname "$PROFILE")" && pwd)/$(basename "$PROFILE")
+elif [ -f "$REPO/board/$PROFILE.toml" ]; then PROFILE_FILE=$REPO/board/$PROFILE.toml
+else die "no profile '$PROFILE': one of $(cd "$REPO/board" && ls ./*.toml | sed 's|^\./||; s|\.toml$||' | tr '\n' ' ')"; fi
+# The profile's power method and line, for the target's setup (the checks read the profile themselves).
+read -r METHOD LINE BAUD < <(python3 - "$PROFILE_FILE" <<'PY'
+import sys, tomllib, re
+p = tomllib.load(open(sys.argv[1], "rb"))
+pw, rc = p.get("power", {}), p.get("receiver", {})
+line = str(pw.get("line", "-"))
+m = re.match(r"^(?:GPIO)?(\d+)$", line)
+print(pw.get("method", "none"), m.group(1) if m else "-", rc.get("baud", 9600))
+PY
+) || die "cannot read $PROFILE_FILE (python3 with tomllib, Python >= 3.11, is needed)"
+CHECK_ARGS=(--minutes "$MINUTES")
+[ -n "$JSON" ] && CHECK_ARGS+=("$JSON")
+[ -n "$ONLY" ] && CHECK_ARGS+=(--only "$ONLY")
+
+find_tern() {
+    [ -n "$TERN" ] && { [ -x "$TERN" ] || die "--tern $TERN is not an executable"; realpath "$TERN"; return; }
+    for t in "$REPO/dist/$(uname -m)/tern" "$REPO/.build/release/tern" "$REPO/.build/debug/tern" "$(command -v tern || true)"; do
+        [ -n "$t" ] && [ -x "$t" ] && { echo "$t"; return; }
+    done
+    die "no tern binary: build it (swift build, or deploy/build.sh) or pass --tern PATH"
+}
+
+# ---------------------------------------------------------------- a Raspberry Pi with a HAT
+if [ "$TARGET" = board ]; then
+    [ "$(id -u)" = 0 ] || die "run as root (sudo): the checks drive the UART and the GPIO lines"
+    need=()
+    command -v python3 > /dev/null || need+=(python3)
+    if [ "$METHOD" = gpio ] || [ "$METHOD" = l76x ]; then command -v gpioset > /dev/null || need+=(gpiod); fi
+    if [ ${#need[@]} -gt 0 ]; then
+        apt-get install -y -qq --no-install-recommends "${need[@]}" > /dev/null \
+            || die "could not install ${need[*]} (apt-get update first? offline?)"
+    fi
+    if systemctl is-active --quiet tern 2> /dev/null; then
+        die "the tern service is running and holds the receiver: sudo systemctl stop tern (start it again afterwards)"
+    fi
+    T=$(find_tern)
+    [ -n "$DEVICE" ] && CHECK_ARGS+=(--device "$DEVICE")
+    [ -n "$INTERACTIVE" ] && CHECK_ARGS+=("$INTERACTIVE")
+    exec python3 "$HERE/checks.py" --profile "$PROFILE_FILE" --tern "$T" --work /tmp/tern-hil-checks "${CHECK_ARGS[@]}"
+fi
+
+# ---------------------------------------------------------------- the emulated board (QEMU)
+case $METHOD in
+    gpio) [ "$LINE" != - ] || die "--emulated: the profile's power.line must be an offset or GPIO<n>" ;;
+    pmtk-standby|ubx-backup|none) LINE="" ;;
+    *) die "--emulated cannot emulate power.method '$METHOD' (the simulator has gpio, pmtk-standby and ubx-backup): run it on a Pi with --board" ;;
+esac
+# shellcheck source=common.sh
+source "$HERE/common.sh"
+command -v qemu-system-x86_64 > /dev/null || not_run "qemu-system-x86_64 is missing: run board/hil/setup.sh (apt-get install qemu-system-x86)"
+if [ ! -f "$KERNEL" ] || [ ! -f "$INITRD" ] || [ ! -f "$GPIOSIM_KO" ]; then
+    echo "hil: the rig is not set up in $HIL_DIR: running board/hil/setup.sh (log: $HIL_DIR/setup.log)" >&2
+    mkdir -p "$HIL_DIR"
+    "$HERE/setup.sh" > "$HIL_DIR/setup.log" 2>&1 \
+        || { tail -5 "$HIL_DIR/setup.log" >&2; not_run "board/hil/setup.sh failed (no kernel source package or QEMU?): see $HIL_DIR/setup.log"; }
+fi
+T=$(find_tern)
+# The guest sees the host's / read-only but mounts its own tmpfs on /tmp: whatever lives under /tmp
+# (a CI checkout, say) is staged into $HIL_DIR, which the guest mounts at the same path.
+STAGE=$HIL_DIR/uart-$(basename "$PROFILE_FILE" .toml)
+rm -rf "$STAGE"; mkdir -p "$STAGE"
+cp "$HERE/checks.py" "$HERE/sim-receiver.py" "$HERE/guest-uart-checks.sh" "$PROFILE_FILE" "$STAGE/"
+GUEST_PROFILE=$STAGE/$(basename "$PROFILE_FILE")
+case $T in /tmp/*|/run/*|/var/tmp/*) cp "$T" "$STAGE/tern"; T=$STAGE/tern ;; esac
+CHECK_ARGS+=(--tern "$T")
+echo plugged > "$STAGE/cable"
+: > "$STAGE/report.txt"; : > "$STAGE/progress.txt"
+
+BRIDGE_PID=""
+cleanup() {
+    [ -n "$BRIDGE_PID" ] && kill "$BRIDGE_PID" 2> /dev/null || true
+    [ -n "${TAIL_PID:-}" ] && kill "$TAIL_PID" 2> /dev/null || true
+}
+trap cleanup EXIT
+python3 "$HERE/uart-bridge.py" --control "$STAGE/cable" "$STAGE/ttyS1-backend" "$STAGE/ttyS2-backend" \
+    > "$STAGE/bridge.log" 2>&1 &
+BRIDGE_PID=$!
+for _ in $(seq 100); do [ -e "$STAGE/ttyS2-backend" ] && break; sleep 0.05; done
+[ -e "$STAGE/ttyS2-backend" ] || die "uart-bridge.py did not start: $(cat "$STAGE/bridge.log")"
+
+# The kernel command line splits on spaces: the guest gets one wrapper script without arguments.
+WRAPPER=$STAGE/run-checks.sh
+{
+    echo '#!/bin/sh'
+    printf 'export HIL_STAGE=%q HIL_PROFILE=%q HIL_LINE_OFFSET=%q\n' "$STAGE" "$GUEST_PROFILE" "$LINE"
+    # HIL_SIM_ARGS adds simulator options, e.g. HIL_SIM_ARGS="--baud 4800" to see the uart check fail
+    printf 'export HIL_SIM_ARGS=%q\n' "--baud $BAUD ${HIL_SIM_ARGS:-}"
+    printf 'export HIL_CHECK_ARGS=%q\n' "${CHECK_ARGS[*]}"
+    printf 'exec %q\n' "$STAGE/guest-uart-checks.sh"
+} > "$WRAPPER"
+chmod +x "$WRAPPER"
+echo "hil: emulated board, profile $(basename "$PROFILE_FILE" .toml) (power: $METHOD${LINE:+, line $LINE}), $BAUD baud, tern $T, tern run for $MINUTES min" >&2
+START=$SECONDS
+tail -n +1 -F "$STAGE/report.txt" 2> /dev/null &
+TAIL_PID=$!
+tail -n +1 -F "$STAGE/progress.txt" 2> /dev/null >&2 &
+TAIL2_PID=$!
+set +e
+HIL_TIMEOUT=$(python3 -c "print(int($MINUTES * 60 + 420))") MEM=${MEM:-512M} "$HERE/run-vm.sh" "$WRAPPER" \
+    -chardev serial,id=u1,path="$STAGE/ttyS1-backend" -serial chardev:u1 \
+    -chardev serial,id=u2,path="$STAGE/ttyS2-backend" -serial chardev:u2 > "$STAGE/console.log" 2>&1
+rc=$?
+set -e
+sleep 0.5
+kill "$TAIL_PID" "$TAIL2_PID" 2> /dev/null || true
+wait "$TAIL_PID" "$TAIL2_PID" 2> /dev/null || true
+TAIL_PID=""
+echo "hil: emulated run took $((SECONDS - START)) s; logs in $STAGE (report.txt, tern-run.log, sim.log, bridge.log, console.log)" >&2
+if ! grep -q . "$STAGE/report.txt"; then
+    tail -20 "$STAGE/console.log" "$STAGE/progress.txt" >&2
+    echo "hil: the guest produced no report (exit $rc): see $STAGE/console.log" >&2
+    exit 2
+fi
+case $rc in
+    0|1) exit "$rc" ;;
+    *) echo "hil: the checks could not run in the guest (exit $rc): see $STAGE/progress.txt and console.log" >&2; exit 2 ;;
+esac
