@@ -25,23 +25,8 @@ import TernTesting
         let directory = NSTemporaryDirectory() + "tern-control-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let config = directory + "/tern.toml"
-        try """
-            device = "tern-control"
-            data_dir = "\(directory)"
-            status_file = "\(directory)/status.json"
-            control_socket = "\(directory)/control.sock"
-            [receiver]
-            kind = "simulated"
-            speed = 20
-            [power]
-            method = "simulated"
-            [scheduler]
-            policy = "fixed"
-            interval = "5s"
-            [uplink]
-            \(uplink)
-            backoff_max = "1s"
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        try simulatedBoardConfig(device: "tern-control", directory: directory, extra: "[uplink]\n\(uplink)\nbackoff_max = \"1s\"")
+            .write(toFile: config, atomically: true, encoding: .utf8)
         let running = try TernExecutable.start(["run", "--config", config])
         let listening = await eventually(within: .seconds(10)) { FileManager.default.fileExists(atPath: directory + "/control.sock") }
         #expect(listening)

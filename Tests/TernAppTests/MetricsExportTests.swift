@@ -17,25 +17,10 @@ import TernTesting
         let directory = NSTemporaryDirectory() + "tern-metrics-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory + "/textfiles", withIntermediateDirectories: true)
         let config = directory + "/tern.toml"
-        try """
-            device = "tern-metrics"
-            data_dir = "\(directory)"
-            status_file = "\(directory)/status.json"
-            control_socket = "\(directory)/control.sock"
-            [receiver]
-            kind = "simulated"
-            speed = 20
-            [power]
-            method = "simulated"
-            [scheduler]
-            policy = "fixed"
-            interval = "5s"
-            [uplink]
-            local_collector = true
-            [metrics]
-            interval = "1s"
-            \(metrics(directory))
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        try simulatedBoardConfig(
+            device: "tern-metrics", directory: directory,
+            extra: "[uplink]\nlocal_collector = true\n[metrics]\ninterval = \"1s\"\n\(metrics(directory))"
+        ).write(toFile: config, atomically: true, encoding: .utf8)
         let daemon = try TernExecutable.start(["run", "--config", config])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         do {

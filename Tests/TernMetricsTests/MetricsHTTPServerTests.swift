@@ -55,7 +55,7 @@ import TernMetrics
         } catch {
             #expect(error.description.contains("metrics.listen"))
         }
-        try await withThrowingTaskGroup { group in
+        await withThrowingTaskGroup { group in
             group.addTask { try await first.run() }
             group.cancelAll()
         }

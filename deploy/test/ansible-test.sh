@@ -28,13 +28,7 @@ while [ $# -gt 0 ]; do
         *) echo "ansible-test.sh: unknown argument '$1' (try --help)" >&2; exit 64 ;;
     esac
 done
-ARCH=$(dpkg --print-architecture)
-if [ -z "$DEB" ]; then
-    DEB=$(find "${DEB_OUT:-$REPO/dist}" -maxdepth 1 -name "tern_*_$ARCH.deb" -printf '%T@ %p\n' 2>/dev/null |
-        sort -n | tail -1 | cut -d' ' -f2-) || true
-    [ -n "$DEB" ] || { fail "package: no dist/tern_*_$ARCH.deb: build one with 'deploy/package-deb.sh $ARCH' or pass --deb"; results_exit; exit 1; }
-fi
-[ -f "$DEB" ] || { fail "package: $DEB does not exist"; results_exit; exit 1; }
+resolve_deb
 DEB=$(cd "$(dirname "$DEB")" && pwd)/$(basename "$DEB")
 
 if ! reason=$(containers_possible); then skip "ansible test (${reason})"; results_exit; exit 0; fi

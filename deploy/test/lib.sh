@@ -29,6 +29,18 @@ results_exit() {
     [ "$RESULTS_FAIL" = 0 ]
 }
 
+# Sets ARCH, and DEB (when --deb was not given) to the newest dist/tern_*_ARCH.deb; ends the test
+# with a FAIL naming the fix when there is none.
+resolve_deb() {
+    ARCH=$(dpkg --print-architecture)
+    if [ -z "$DEB" ]; then
+        DEB=$(find "${DEB_OUT:-$REPO/dist}" -maxdepth 1 -name "tern_*_$ARCH.deb" -printf '%T@ %p\n' 2>/dev/null |
+            sort -n | tail -1 | cut -d' ' -f2-) || true
+        [ -n "$DEB" ] || { fail "package: no dist/tern_*_$ARCH.deb: build one with 'deploy/package-deb.sh $ARCH' or pass --deb"; results_exit; exit 1; }
+    fi
+    [ -f "$DEB" ] || { fail "package: $DEB does not exist"; results_exit; exit 1; }
+}
+
 # Prints why containers cannot run here (and returns 1), or returns 0.
 containers_possible() {
     if [ "$(id -u)" != 0 ]; then echo "not root: systemd-nspawn needs root"; return 1; fi
