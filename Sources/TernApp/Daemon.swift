@@ -115,10 +115,7 @@ public struct Daemon: Sendable {
     /// Another program reading the UART (gpsd, a terminal left open) steals bytes from tern and tern
     /// from it; root bypasses the exclusive open, so say it at start, with the fix.
     private func warnIfShared(_ device: String) {
-        let resolved = (try? FileManager.default.destinationOfSymbolicLink(atPath: device)).map {
-            $0.hasPrefix("/") ? $0 : ((device as NSString).deletingLastPathComponent as NSString).appendingPathComponent($0)
-        } ?? device
-        let others = Doctor.holders(of: resolved, procRoot: "/proc").filter { $0.pid != getpid() }
+        let others = Doctor.holders(of: Doctor.resolve(device) ?? device, procRoot: "/proc").filter { $0.pid != getpid() }
         guard !others.isEmpty else { return }
         logger.warning(
             "the receiver's UART is also open in another program: both lose sentences. Stop it (gpsd: systemctl disable --now gpsd.socket gpsd)",

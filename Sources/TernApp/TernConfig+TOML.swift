@@ -189,14 +189,14 @@ extension TernConfig {
     }
 
     /// `127.0.0.1:9464` → ("127.0.0.1", 9464); `[::1]:9464` → ("::1", 9464); nil when malformed.
-    static func hostPort(_ text: String) -> (host: String, port: Int)? {
+    static func hostPort(_ text: String) -> HostPort? {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
             return nil
         }
         var host = String(text[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty, !host.contains(" ") else { return nil }
-        return (host, port)
+        return HostPort(host: host, port: port)
     }
 
     /// `[uplink]`: the protocol and its keys.

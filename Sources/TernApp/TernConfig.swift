@@ -121,27 +121,33 @@ public struct TernConfig: Sendable, Equatable {
         }
     }
 
+    /// A TCP address as written in a config: `127.0.0.1:9464`, `[::1]:9464`.
+    public struct HostPort: Sendable, Equatable {
+        public var host: String
+        public var port: Int
+
+        public init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+    }
+
     /// `[metrics]`: where the daemon's Prometheus metrics go (nowhere by default).
     public struct Metrics: Sendable, Equatable {
         /// A node_exporter textfile directory (`tern.prom` is written there), nil: off.
         public var textfileDirectory: String?
         /// `HOST:PORT` to serve `GET /metrics` on, nil: off.
-        public var listen: (host: String, port: Int)?
+        public var listen: HostPort?
         /// How often the textfile is rewritten.
         public var interval: Duration = .seconds(15)
 
-        public init(textfileDirectory: String? = nil, listen: (host: String, port: Int)? = nil, interval: Duration = .seconds(15)) {
+        public init(textfileDirectory: String? = nil, listen: HostPort? = nil, interval: Duration = .seconds(15)) {
             self.textfileDirectory = textfileDirectory
             self.listen = listen
             self.interval = interval
         }
 
         public var isEnabled: Bool { textfileDirectory != nil || listen != nil }
-
-        public static func == (a: Metrics, b: Metrics) -> Bool {
-            a.textfileDirectory == b.textfileDirectory && a.listen?.host == b.listen?.host && a.listen?.port == b.listen?.port
-                && a.interval == b.interval
-        }
     }
 
     public var device: String

@@ -35,10 +35,6 @@ import TernTesting
         #expect(result.status == 0, "\(result.stderr)")
     }
 
-    /// The value of `series` in Prometheus text, nil when absent.
-    private func value(_ text: String, _ series: String) -> Double? {
-        text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
-    }
 
     private func scrape(_ url: String) async -> String? {
         guard let url = URL(string: url), let (data, _) = try? await URLSession.shared.data(from: url) else { return nil }
@@ -67,7 +63,7 @@ import TernTesting
             let textfile = directory + "/textfiles/tern.prom"
             let accepted = await eventually(within: .seconds(20)) {
                 let text = (try? String(contentsOfFile: textfile, encoding: .utf8)) ?? ""
-                return (value(text, "tern_fixes_accepted_total") ?? 0) > 0
+                return (prometheusValue(text, "tern_fixes_accepted_total") ?? 0) > 0
             }
             #expect(accepted, "the textfile counts accepted fixes")
             let exporter = try DaemonProcess(Self.nodeExporter, [
@@ -78,10 +74,10 @@ import TernTesting
             let served = await scrape("http://127.0.0.1:\(port)/metrics", within: .seconds(10)) {
                 $0.contains("tern_positions_enqueued_total")
             }
-            #expect(value(served, "node_textfile_scrape_error") == 0, "node_exporter parsed the file: \(served.prefix(2000))")
+            #expect(prometheusValue(served, "node_textfile_scrape_error") == 0, "node_exporter parsed the file: \(served.prefix(2000))")
             #expect(served.contains(#"device="tern-metrics""#), "tern_build_info names the device")
             #expect(served.contains(#"tern_receiver_link_state{state="connected"} 1"#))
-            #expect((value(served, "tern_receiver_power_cycles_total") ?? 0) >= 1)
+            #expect((prometheusValue(served, "tern_receiver_power_cycles_total") ?? 0) >= 1)
         }
     }
 
@@ -113,10 +109,10 @@ import TernTesting
         let port = try #require(LoopbackPort.free())
         try await withDaemon(metrics: { _ in "listen = \"127.0.0.1:\(port)\"" }) { _ in
             let url = "http://127.0.0.1:\(port)/metrics"
-            let first = await scrape(url, within: .seconds(20)) { (value($0, "tern_fixes_accepted_total") ?? 0) > 0 }
-            let before = try #require(value(first, "tern_fixes_seen_total"), "\(first)")
-            let later = await scrape(url, within: .seconds(20)) { (value($0, "tern_fixes_seen_total") ?? 0) > before }
-            #expect((value(later, "tern_fixes_seen_total") ?? 0) > before, "every scrape reads the daemon's counters afresh")
+            let first = await scrape(url, within: .seconds(20)) { (prometheusValue($0, "tern_fixes_accepted_total") ?? 0) > 0 }
+            let before = try #require(prometheusValue(first, "tern_fixes_seen_total"), "\(first)")
+            let later = await scrape(url, within: .seconds(20)) { (prometheusValue($0, "tern_fixes_seen_total") ?? 0) > before }
+            #expect((prometheusValue(later, "tern_fixes_seen_total") ?? 0) > before, "every scrape reads the daemon's counters afresh")
         }
     }
 }

@@ -36,20 +36,7 @@ import TernTesting
         let dir = NSTemporaryDirectory() + "tern-netfault-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let config = """
-            device = "tern-netns"
-            data_dir = "\(dir)"
-            status_file = "\(dir)/status.json"
-            control_socket = "\(dir)/control.sock"
-            log_level = "warning"
-            [receiver]
-            kind = "simulated"
-            speed = 20
-            [power]
-            method = "simulated"
-            [scheduler]
-            policy = "fixed"
-            interval = "5s"
+        let config = simulatedBoardConfig(device: "tern-netns", directory: dir, logLevel: "warning", extra: """
             [filter]
             thinning = "off"    # every position goes up: this test counts deliveries, not what thinning keeps
             [uplink]
@@ -60,7 +47,7 @@ import TernTesting
             connect_timeout = "1s"
             backoff_base = "100ms"
             backoff_max = "1s"
-            """
+            """)
         try config.write(toFile: dir + "/tern.toml", atomically: true, encoding: .utf8)
         let (tool, arguments) = ns.wrap([try #require(Self.binary).path, "run", "--config", dir + "/tern.toml"])
         let process = Process()

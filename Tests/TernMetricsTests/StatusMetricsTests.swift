@@ -14,16 +14,12 @@ import TernTesting
         return sample
     }
 
-    /// The value of the series `name` (with its labels, as rendered), nil when absent.
-    private func value(_ text: String, _ series: String) -> Double? {
-        text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
-    }
 
     @Test func countersFollowTheDaemonsCumulativeCounts() {
         let sut = StatusMetrics(device: "pi-1", version: "1.0")
         sut.record(sample { $0.gateway.enqueued = 5 })
         sut.record(sample { $0.gateway.enqueued = 8 })
-        #expect(value(sut.text(), "tern_positions_enqueued_total") == 8)
+        #expect(prometheusValue(sut.text(), "tern_positions_enqueued_total") == 8)
     }
 
     @Test func everySeriesHasHelpAndType() {
@@ -38,16 +34,16 @@ import TernTesting
     @Test func rejectionsAreCountedByReasonInSnakeCase() {
         let sut = StatusMetrics(device: "pi-1", version: "1.0")
         sut.record(sample { $0.gateway.rejections = ["poorAccuracy": 3, "implausibleJump": 1] })
-        #expect(value(sut.text(), #"tern_fixes_rejected_total{reason="poor_accuracy"}"#) == 3)
-        #expect(value(sut.text(), #"tern_fixes_rejected_total{reason="implausible_jump"}"#) == 1)
+        #expect(prometheusValue(sut.text(), #"tern_fixes_rejected_total{reason="poor_accuracy"}"#) == 3)
+        #expect(prometheusValue(sut.text(), #"tern_fixes_rejected_total{reason="implausible_jump"}"#) == 1)
     }
 
     @Test func uploadFailuresAreCountedByClass() {
         let sut = StatusMetrics(device: "pi-1", version: "1.0")
         sut.record(sample { $0.uplink.failures = ["retryable": 4, "permanent": 1] })
-        #expect(value(sut.text(), #"tern_upload_failures_total{class="retryable"}"#) == 4)
-        #expect(value(sut.text(), #"tern_upload_failures_total{class="permanent"}"#) == 1)
-        #expect(value(sut.text(), #"tern_upload_failures_total{class="rejected"}"#) == 0)
+        #expect(prometheusValue(sut.text(), #"tern_upload_failures_total{class="retryable"}"#) == 4)
+        #expect(prometheusValue(sut.text(), #"tern_upload_failures_total{class="permanent"}"#) == 1)
+        #expect(prometheusValue(sut.text(), #"tern_upload_failures_total{class="rejected"}"#) == 0)
     }
 
     @Test func queueDropsAreCountedByRule() {
@@ -56,19 +52,19 @@ import TernTesting
             $0.gateway.queueDrops = QueueDrops(oldest: 7, expired: 2)
             $0.gateway.droppedUnwritten = 1
         })
-        #expect(value(sut.text(), #"tern_positions_dropped_total{reason="oldest"}"#) == 7)
-        #expect(value(sut.text(), #"tern_positions_dropped_total{reason="expired"}"#) == 2)
-        #expect(value(sut.text(), #"tern_positions_dropped_total{reason="unwritten"}"#) == 1)
+        #expect(prometheusValue(sut.text(), #"tern_positions_dropped_total{reason="oldest"}"#) == 7)
+        #expect(prometheusValue(sut.text(), #"tern_positions_dropped_total{reason="expired"}"#) == 2)
+        #expect(prometheusValue(sut.text(), #"tern_positions_dropped_total{reason="unwritten"}"#) == 1)
     }
 
     @Test func fixAgeAppearsOnlyOnceThereIsAFix() {
         let sut = StatusMetrics(device: "pi-1", version: "1.0")
         sut.record(sample())
-        #expect(value(sut.text(), "tern_fix_age_seconds") == nil)
+        #expect(prometheusValue(sut.text(), "tern_fix_age_seconds") == nil)
         var fix = Fix.fixture()
         fix.time = start.addingTimeInterval(45)
         sut.record(sample(at: 60) { $0.gateway.lastAccepted = fix })
-        #expect(value(sut.text(), "tern_fix_age_seconds") == 15)
+        #expect(prometheusValue(sut.text(), "tern_fix_age_seconds") == 15)
     }
 
     @Test func queueAgeIsThatOfThePositionWaitingLongest() {
@@ -77,33 +73,33 @@ import TernTesting
             $0.queueDepth = 12
             $0.queueOldest = start.addingTimeInterval(600)
         })
-        #expect(value(sut.text(), "tern_queue_depth") == 12)
-        #expect(value(sut.text(), "tern_queue_oldest_age_seconds") == 3000)
+        #expect(prometheusValue(sut.text(), "tern_queue_depth") == 12)
+        #expect(prometheusValue(sut.text(), "tern_queue_oldest_age_seconds") == 3000)
     }
 
     @Test func theLinkStateIsOneForTheCurrentStateOnly() {
         let sut = StatusMetrics(device: "pi-1", version: "1.0")
         sut.record(sample { $0.receiverLink = ReceiverLinkState.silent(seconds: 9).name })
-        #expect(value(sut.text(), #"tern_receiver_link_state{state="silent"}"#) == 1)
-        #expect(value(sut.text(), #"tern_receiver_link_state{state="connected"}"#) == 0)
+        #expect(prometheusValue(sut.text(), #"tern_receiver_link_state{state="silent"}"#) == 1)
+        #expect(prometheusValue(sut.text(), #"tern_receiver_link_state{state="connected"}"#) == 0)
     }
 
     @Test func receiverOnTimeIsFractionalSeconds() {
         let sut = StatusMetrics(device: "pi-1", version: "1.0")
         sut.record(sample { $0.gateway.receiverOnSeconds = 12.5 })
         sut.record(sample { $0.gateway.receiverOnSeconds = 20.25 })
-        #expect(value(sut.text(), "tern_receiver_on_seconds_total") == 20.25)
+        #expect(prometheusValue(sut.text(), "tern_receiver_on_seconds_total") == 20.25)
     }
 
     @Test func checksumErrorsComeFromTheSerialLink() {
         let sut = StatusMetrics(device: "pi-1", version: "1.0")
         sut.record(sample { $0.nmea = .init(bytes: 9000, sentences: 120, checksumErrors: 3) })
-        #expect(value(sut.text(), "tern_nmea_checksum_errors_total") == 3)
-        #expect(value(sut.text(), "tern_nmea_sentences_total") == 120)
+        #expect(prometheusValue(sut.text(), "tern_nmea_checksum_errors_total") == 3)
+        #expect(prometheusValue(sut.text(), "tern_nmea_sentences_total") == 120)
     }
 
     @Test func buildInfoNamesVersionAndDevice() {
         let sut = StatusMetrics(device: "pi-1", version: "1.0")
-        #expect(value(sut.text(), #"tern_build_info{version="1.0",device="pi-1"}"#) == 1)
+        #expect(prometheusValue(sut.text(), #"tern_build_info{version="1.0",device="pi-1"}"#) == 1)
     }
 }
