@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import Synchronization
+import TernCore
 import TernGateway
 
 /// Waits at start for hardware that is missing or busy (the UART not there yet, a gpiochip line held
@@ -34,7 +35,8 @@ struct HardwareWait: Sendable {
 
     private func retry<T: Sendable>(_ what: String, _ open: @Sendable () async throws -> T) async throws -> T {
         let started = Date()
-        var delay = Duration.seconds(1)
+        let backoff = Backoff(base: .seconds(1), maximum: .seconds(30), jitter: 0)
+        var attempt = 0
         var lastReason = ""
         try? notifier.ready()
         while true {
@@ -51,8 +53,8 @@ struct HardwareWait: Sendable {
                 try? notifier.status("waiting for \(what): \(reason)")
                 try? notifier.watchdog()
                 try? StatusFile(path: config.statusFile).write(waitingReport(what, reason: reason, started: started))
-                try await Task.sleep(for: delay)
-                delay = min(delay * 2, .seconds(30))
+                attempt += 1
+                try await Task.sleep(for: backoff.delay(attempt: attempt, unitRandom: 0))
             }
         }
     }
