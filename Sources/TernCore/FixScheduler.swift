@@ -74,6 +74,8 @@ public struct FixScheduler: Sendable, Hashable {
     private var best: Fix?
     /// Adaptive: a good-enough fix that contradicted the motion seen, waiting for the next to confirm it.
     private var suspect: Fix?
+    /// Adaptive: this attempt re-takes a still thing's fix that was displaced beyond the noise.
+    private var rechecking = false
     private var poweredAt: Duration = .zero
     /// The first fix of the current powered session (continuous tracking since then).
     private var sessionFixAt: Duration?
@@ -157,18 +159,31 @@ public struct FixScheduler: Sendable, Hashable {
             guard !awaitingVerdict else { return [] }
             if isGoodEnough(fix, now: now) {
                 // A fix that contradicts the motion seen is confirmed by the next one first (an outlier does not repeat).
-                guard case .adaptive = options.policy, let check = options.plausibility, check.isSuspect(fix, at: now, motion: motion)
+                guard case .adaptive = options.policy, let check = options.plausibility,
+                      let suspicion = check.suspicion(of: fix, at: now, motion: motion)
                 else { return deliver(fix) }
-                if let earlier = suspect, check.agree(earlier, fix) { return deliver(fix) }
-                suspect = fix
-                state = .settling(since: since, deadline: deadline)
-                return []
+                switch suspicion {
+                case .offCourse:
+                    if let earlier = suspect, check.agree(earlier, fix) { return deliver(fix) }
+                    suspect = fix
+                    state = .settling(since: since, deadline: deadline)
+                    return []
+                case .movedWhileStill:
+                    // The next epoch would repeat a lasting error: ask again once it has changed (no
+                    // later than the next fix was due anyway), and take what that fix says.
+                    if rechecking { return deliver(fix) }
+                    rechecking = true
+                    return sleep(until: now + min(check.stillRecheck, interval(now: now)))
+                }
             }
             // The fallback at the deadline is the best fix past the warm-up (the filter would skip the others).
             let warmedUp = options.warmUp.rejection(of: fix, context: FilterContext(sessionAge: sessionFixAt.map { now - $0 })) == nil
             if warmedUp, best.map({ accuracy(of: fix) < accuracy(of: $0) }) ?? true { best = fix }
-            state = .settling(since: since, deadline: deadline)
-            return []
+            // Past the warm-up the estimate follows the satellite geometry, which changes over minutes:
+            // waiting longer for a better one only costs energy and leaves the track uncovered.
+            let settleBy = min(deadline, (sessionFixAt ?? now) + options.settleTime)
+            state = .settling(since: since, deadline: settleBy)
+            return settleBy < deadline ? [.wake(at: settleBy)] : []
 
         case let (.acquiring(since, deadline), .fixReceived(fix, _)):
             // Still acquiring: satellites heard mean the sky is there, the start is just slow (warm).
@@ -261,6 +276,7 @@ public struct FixScheduler: Sendable, Hashable {
 
     private mutating func gotFix(now: Duration) -> [FixSchedulerAction] {
         cyclesWithFix += 1
+        rechecking = false
         consecutiveTimeouts = 0
         deliveringFallback = false
         best = nil
@@ -315,6 +331,11 @@ public struct FixScheduler: Sendable, Hashable {
         let v = max(motion.speed, motion.previous?.speed ?? 0, 0.1)
         if wasStill != motion.isStill, motion.previous != nil {
             badTime += max(0, gap - 2 * budget / v)
+        } else if motion.isStill, let a = motion.previous, let b = motion.last {
+            // Still at both ends yet displaced by d: a move at an unknown time inside the gap (or an
+            // error that lasted) keeps the chord beyond the budget for (1 − budget/d)² of it on average.
+            let d = Geodesy.distance(a.coordinate, b.coordinate)
+            if d > budget { badTime += gap * (1 - budget / d) * (1 - budget / d) }
         } else if !motion.isStill {
             let bend = motion.acceleration * gap * gap / 8
             if bend > budget { badTime += gap * (1 - budget / bend).squareRoot() }
@@ -352,6 +373,7 @@ public struct FixScheduler: Sendable, Hashable {
 
     private mutating func timedOut(now: Duration) -> [FixSchedulerAction] {
         timeouts += 1
+        rechecking = false
         awaitingVerdict = false
         deliveringFallback = false
         best = nil

@@ -51,6 +51,10 @@ extension FixScheduler {
         public var badTimeShare: Double
         /// Adaptive: elapsed time credited up front to the bad-time account (a prior of good behaviour).
         public var badTimeCredit: Duration
+        /// How long after the session's first fix a fix better than `accuracyTarget` is waited for
+        /// before the best one past the warm-up is taken: the first fixes converge within seconds;
+        /// after that the estimate follows the satellite geometry, which changes over minutes.
+        public var settleTime: Duration = .seconds(5)
         /// Adaptive: the filter's warm-up rule, asked before a fix is called good enough (the two agree);
         /// off unless set (the daemon and the simulator set the filter's).
         public var warmUp = WarmUpRule(period: .zero)

@@ -14,26 +14,45 @@ public struct PlausibilityCheck: Sendable, Hashable {
     public var margin: Double
     /// The least acceleration assumed when predicting a moving thing, m/s².
     public var minAcceleration: Double
+    /// How long after a `movedWhileStill` fix the confirming fix is taken: long enough for the errors
+    /// that last seconds (multipath off a nearby wall or roof, the slowly varying part of the error:
+    /// tens of seconds to minutes) to have changed, so that a second fix is evidence, not a copy.
+    public var stillRecheck: Duration
 
-    public init(margin: Double = 20, minAcceleration: Double = 0.1) {
+    /// Why a fix contradicts the motion seen.
+    public enum Suspicion: Sendable, Hashable {
+        /// Still before and still now (speed over ground), yet displaced beyond the noise: a real
+        /// move in between, or an error that lasts (multipath), which the next epoch would repeat.
+        case movedWhileStill
+        /// Far from where the speed and course carried it: a real manoeuvre, or a one-epoch outlier.
+        case offCourse
+    }
+
+    public init(margin: Double = 20, minAcceleration: Double = 0.1, stillRecheck: Duration = .seconds(60)) {
         self.margin = margin
         self.minAcceleration = minAcceleration
+        self.stillRecheck = stillRecheck
     }
 
     /// Whether `fix` (reaching the scheduler at `now`) contradicts the motion estimate's last fix.
     public func isSuspect(_ fix: Fix, at now: Duration, motion: MotionEstimate) -> Bool {
-        guard let last = motion.last, now > last.time else { return false }
+        suspicion(of: fix, at: now, motion: motion) != nil
+    }
+
+    /// How `fix` (reaching the scheduler at `now`) contradicts the motion estimate's last fix, if it does.
+    public func suspicion(of fix: Fix, at now: Duration, motion: MotionEstimate) -> Suspicion? {
+        guard let last = motion.last, now > last.time else { return nil }
         let seconds = (now - last.time).seconds
         let noise = 2 * (last.accuracy + Self.accuracy(of: fix)) + margin
         let speed = fix.speed ?? 0
         if last.speed < motion.stillSpeed, speed < motion.stillSpeed {
-            return Geodesy.distance(last.coordinate, fix.coordinate) > noise
+            return Geodesy.distance(last.coordinate, fix.coordinate) > noise ? .movedWhileStill : nil
         }
         // Moving: where the mean speed along the last course would have carried it.
         let bearing = last.course ?? fix.course ?? Geodesy.bearing(from: last.coordinate, to: fix.coordinate)
         let predicted = Geodesy.destination(from: last.coordinate, distance: (last.speed + speed) / 2 * seconds, bearing: bearing)
         let a = max(2 * motion.acceleration, minAcceleration)
-        return Geodesy.distance(predicted, fix.coordinate) > noise + a * seconds * seconds / 2
+        return Geodesy.distance(predicted, fix.coordinate) > noise + a * seconds * seconds / 2 ? .offCourse : nil
     }
 
     /// Whether `later` confirms `earlier` (a second or so after it): within the noise plus its travel.

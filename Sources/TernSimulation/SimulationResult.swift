@@ -36,8 +36,10 @@ public struct SimulationResult: Sendable, Hashable, Codable {
     public var fixesAccepted = 0
     public var starts = Starts()
     public var errorM = ErrorStats()
-    /// The track error over the seconds with sky only (equal to `errorM` without no-sky periods):
-    /// indoors no receiver sees where the thing is, so that error measures the floor plan, not the policy.
+    /// The track error over the seconds with sky from the receiver's first fix on: indoors no
+    /// receiver sees where the thing is, and before the first fix after boot (the cold start, the same
+    /// for every policy) none knows where it is; that error measures the floor plan and the cold start,
+    /// not the policy. `errorM` scores every second.
     public var errorSkyM = ErrorStats()
     public var energyPerFixMJ = 0.0
     /// V × I_acquisition × (median hot TTFF + the wait for the next whole-second epoch, 0.5 s on average
@@ -58,7 +60,7 @@ public struct SimulationResult: Sendable, Hashable, Codable {
     public var rejections: [String: Int] = [:]
     public var thinned: [String: Int] = [:]
     public var reanchors = 0
-    /// Track error of the stored fixes over the seconds with sky (equal to `errorSkyM` without thinning).
+    /// Track error of the stored fixes over the seconds `errorSkyM` scores (equal to it without thinning).
     public var errorStoredSkyM = ErrorStats()
     public var powerLog: [PowerLogEntry] = []
 

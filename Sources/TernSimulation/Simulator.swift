@@ -108,6 +108,8 @@ struct SimulationRun {
     var rejections: [String: Int] = [:]
     var thinned: [String: Int] = [:]
     var reanchors = 0
+    /// The epoch of the receiver's first fix in the run (the end of the cold start after boot).
+    var firstFixEpoch: Double?
     var powerLog: [SimulationResult.PowerLogEntry] = []
     var starts = SimulationResult.Starts()
     var powerOns = 0
@@ -220,6 +222,7 @@ struct SimulationRun {
             return
         }
         if receiver.fixesThisSession == 0 {
+            if firstFixEpoch == nil { firstFixEpoch = epoch }
             receiver.firstFixArrival = now
             setMeter(.tracking)
             if receiver.start != .hot { receiver.ephemerisAt = epoch }
@@ -318,6 +321,12 @@ struct SimulationRun {
             longitude: fix.coordinate.longitude, accuracy: fix.accuracy)
     }
 
+    /// The per-second errors `errorSkyM` scores: with sky, from the receiver's first fix of the run.
+    private func scored(_ errors: [Double]) -> [Double] {
+        let from = firstFixEpoch ?? 0
+        return errors.enumerated().filter { Double($0.offset) >= from && skyVisible(at: Double($0.offset)) }.map(\.element)
+    }
+
     mutating func result() -> SimulationResult {
         var r = SimulationResult()
         r.trace = trace.name
@@ -332,8 +341,7 @@ struct SimulationRun {
         r.starts = starts
         let errors = trackErrors(trace: trace, fixes: accepted)
         r.errorM = SimulationResult.ErrorStats(errors)
-        r.errorSkyM = options.noSky.isEmpty
-            ? r.errorM : SimulationResult.ErrorStats(errors.enumerated().filter { skyVisible(at: Double($0.offset)) }.map(\.element))
+        r.errorSkyM = SimulationResult.ErrorStats(scored(errors))
         r.energyPerFixMJ = accepted.isEmpty ? 0 : r.energyMJ / Double(accepted.count)
         let e = model.energy
         r.floorMJ = e.voltage * e.acquisitionCurrent * (model.hotTTFFMedian + 0.5 + cycles.fixTransmission(noisy: true) + options.deliveryLatency)
@@ -350,7 +358,7 @@ struct SimulationRun {
         r.thinned = thinned
         r.reanchors = reanchors
         let storedErrors = trackErrors(trace: trace, fixes: all)
-        r.errorStoredSkyM = SimulationResult.ErrorStats(storedErrors.enumerated().filter { skyVisible(at: Double($0.offset)) }.map(\.element))
+        r.errorStoredSkyM = SimulationResult.ErrorStats(scored(storedErrors))
         r.powerLog = powerLog
         return r
     }

@@ -213,7 +213,8 @@ import TernTesting
         var sut = makeSUT()
         _ = sut.handle(.start(now: .zero))
         let noisy = Fix.fixture(seconds: 2, accuracy: 40)
-        #expect(sut.handle(.fixReceived(noisy, now: .seconds(2))) == [])
+        // Not delivered: kept as the fallback, taken at the latest after the settle time (5 s).
+        #expect(sut.handle(.fixReceived(noisy, now: .seconds(2))) == [.wake(at: .seconds(7))])
         let good = Fix.fixture(seconds: 3, accuracy: 6)
         #expect(sut.handle(.fixReceived(good, now: .seconds(3))) == [.deliver(good)])
     }
@@ -316,5 +317,27 @@ import TernTesting
         let fix = Fix.fixture(seconds: 1)
         #expect(sut.handle(.fixReceived(fix, now: .seconds(1))) == [.deliver(fix)])
         #expect(sut.handle(.stop) == [.powerOff])
+    }
+    @Test func pastTheWarmUpTheBestFixIsTakenAfterTheSettleTimeNotTheTimeout() {
+        var sut = makeSUT(timeout: 30)
+        _ = sut.handle(.start(now: .zero))
+        // Worse than the accuracy target: the estimate follows the satellite geometry, which changes
+        // over minutes, so waiting out the acquisition timeout would only cost energy.
+        let fair = Fix.fixture(seconds: 10, accuracy: 25)
+        #expect(sut.handle(.fixReceived(fair, now: .seconds(10))) == [.wake(at: .seconds(15))])
+        #expect(sut.handle(.timerFired(now: .seconds(15))) == [.deliver(fair)])
+    }
+
+    @Test func aStillThingFoundFarFromItsLastFixChargesTheBadTimeAccount() {
+        var sut = makeSUT()
+        _ = sut.handle(.start(now: .zero))
+        fix(&sut, at: 2)
+        _ = sut.handle(.timerFired(now: .seconds(600)))
+        fix(&sut, at: 602)
+        #expect(sut.badTime == 0)
+        _ = sut.handle(.timerFired(now: .seconds(1200)))
+        // Still at both ends, 120 m apart: beyond the 30 m budget for (1 − 30/120)² of the 600 s gap.
+        fix(&sut, at: 1202, north: 120)
+        #expect(abs(sut.badTime - 600 * 0.75 * 0.75) < 1)
     }
 }

@@ -41,4 +41,18 @@ import TernTesting
         sut.update(with: .fixture(seconds: 160, metresEast: 1600, speed: 10, course: 90), at: .seconds(160))
         #expect(abs(sut.sharpness - afterTurn * exp(-1)) < 1e-3)
     }
+    @Test func aStillReceiverDisplacedByALastingErrorStaysStill() {
+        // Multipath displaces a parked fix 40 m; over 30 s that reads as 1.3 m/s the receiver never measured.
+        var sut = MotionEstimate()
+        sut.update(with: .fixture(seconds: 0, speed: 0), at: .seconds(0))
+        sut.update(with: .fixture(seconds: 30, metresNorth: 40, speed: 0), at: .seconds(30))
+        #expect(sut.isStill)
+    }
+
+    @Test func withoutAReportedSpeedADisplacementBeyondTheNoiseIsMovement() {
+        var sut = MotionEstimate()
+        sut.update(with: .fixture(seconds: 0, speed: nil), at: .seconds(0))
+        sut.update(with: .fixture(seconds: 60, metresNorth: 300, speed: nil), at: .seconds(60))
+        #expect(!sut.isStill)
+    }
 }

@@ -30,9 +30,34 @@ import TernTesting
         #expect(!sut.agree(suspect, .fixture(seconds: 901, metresNorth: 3)))
     }
 
-    @Test func theAdaptiveSchedulerWaitsForAConfirmationOfASuspectFix() {
+    @Test func theAdaptiveSchedulerWaitsForTheNextEpochToConfirmAnOffCourseFix() {
         var options = FixScheduler.Options(policy: .adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900)))
         options.plausibility = PlausibilityCheck()
+        var scheduler = FixScheduler(options: options)
+        _ = scheduler.handle(.start(now: .zero))
+        _ = scheduler.handle(.fixReceived(.fixture(seconds: 2, speed: 10), now: .seconds(2)))
+        let first = scheduler.handle(.delivered(accepted: true, now: .seconds(2)))
+        guard case let .wake(at)? = first.last else { Issue.record("expected a wake-up, got \(first)"); return }
+        _ = scheduler.handle(.timerFired(now: at))
+        let t = at.seconds
+        // Driving north at 10 m/s: 600 m to the side of where that carried it is an outlier until confirmed.
+        let outlier = Fix.fixture(seconds: t + 2, metresNorth: 10 * t, metresEast: 600, speed: 10)
+        #expect(scheduler.handle(.fixReceived(outlier, now: at + .seconds(2))).isEmpty)
+        let next = Fix.fixture(seconds: t + 3, metresNorth: 10 * (t + 1), speed: 10)
+        #expect(scheduler.handle(.fixReceived(next, now: at + .seconds(3))) == [.deliver(next)])
+    }
+
+    @Test func aStillThingDisplacedWhileStillAndAMovingOneOffCourseAreToldApart() {
+        let still = motion(after: [(.fixture(seconds: 0), 0)])
+        #expect(sut.suspicion(of: .fixture(seconds: 900, metresNorth: 400), at: .seconds(900), motion: still) == .movedWhileStill)
+        let moving = motion(after: [(.fixture(seconds: 0, speed: 10), 0), (.fixture(seconds: 30, metresNorth: 300, speed: 10), 30)])
+        let offCourse = Fix.fixture(seconds: 60, metresNorth: 600, metresEast: 500, speed: 10)
+        #expect(sut.suspicion(of: offCourse, at: .seconds(60), motion: moving) == .offCourse)
+    }
+
+    @Test func aDisplacedStillFixIsRetakenAfterTheRecheckDelayAndTheRetakeIsDelivered() {
+        var options = FixScheduler.Options(policy: .adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900)))
+        options.plausibility = PlausibilityCheck(stillRecheck: .seconds(60))
         var scheduler = FixScheduler(options: options)
         _ = scheduler.handle(.start(now: .zero))
         _ = scheduler.handle(.fixReceived(.fixture(seconds: 2), now: .seconds(2)))
@@ -40,9 +65,18 @@ import TernTesting
         guard case let .wake(at)? = first.last else { Issue.record("expected a wake-up, got \(first)"); return }
         _ = scheduler.handle(.timerFired(now: at))
         let t = at.seconds
-        let outlier = Fix.fixture(seconds: t + 2, metresNorth: 600)
-        #expect(scheduler.handle(.fixReceived(outlier, now: at + .seconds(2))).isEmpty)
-        let next = Fix.fixture(seconds: t + 3, metresNorth: 2)
-        #expect(scheduler.handle(.fixReceived(next, now: at + .seconds(3))) == [.deliver(next)])
+        // Still, yet 200 m away: a lasting error (the next epoch would repeat it) or a move.
+        let displaced = Fix.fixture(seconds: t + 2, metresNorth: 200)
+        let now = at + .seconds(2)
+        let recheck = scheduler.handle(.fixReceived(displaced, now: now))
+        // Off until the error has had time to change: the recheck delay, or sooner if the next fix was due sooner.
+        guard recheck.first == .powerOff, case let .wake(again)? = recheck.last else {
+            Issue.record("expected the receiver off until a retake, got \(recheck)"); return
+        }
+        #expect(again > now && again <= now + .seconds(60))
+        _ = scheduler.handle(.timerFired(now: again))
+        // The retake says the same: it is taken (a real move), not questioned again.
+        let retake = Fix.fixture(seconds: t + 2 + (again - now).seconds + 2, metresNorth: 201)
+        #expect(scheduler.handle(.fixReceived(retake, now: again + .seconds(2))) == [.deliver(retake)])
     }
 }

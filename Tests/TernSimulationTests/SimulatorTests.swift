@@ -23,6 +23,14 @@ import TernSimulation
         #expect(sut.fixesAccepted > 500)
     }
 
+    @Test func theSkyErrorIsScoredFromTheFirstFixOn() {
+        // Moving off at once: until the cold start's first fix (~35 s, 175 m on) no policy knows where
+        // it is; error_m scores those seconds, error_sky_m does not.
+        let sut = simulate(trace: trace(minutes: 10), options: .init(policy: .alwaysOn, receiver: .mt3339))
+        #expect(sut.errorM.max > 150)
+        #expect(sut.errorSkyM.max < 100)
+    }
+
     @Test func fixedPolicyPaysAboutTheFloorPerCycle() {
         let sut = simulate(trace: trace(minutes: 30), options: .init(policy: .fixed(interval: .seconds(60)), receiver: .mt3339))
         #expect(sut.cycles >= 29)
