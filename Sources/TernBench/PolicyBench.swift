@@ -80,15 +80,35 @@ struct PolicyBench: ParsableCommand {
     func run() throws {
         let started = monotonicSeconds()
         let inputs = loadInputs()
+        let report = try report(inputs: inputs, seed: seed)
+        if markdown {
+            print(report.markdown())
+        } else {
+            var json = report.json()
+            json["host"] = [
+                "cpus": ProcessInfo.processInfo.activeProcessorCount, "os": osName(),
+                "simulations": report.rows.count * report.settings.policies.count, "wall_s": round(monotonicSeconds() - started, 2),
+            ] as [String: Any]
+            let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+        }
+        if check, !report.allTargetsMet {
+            for target in report.targets where !target.met && !target.stretch {
+                FileHandle.standardError.write(Data("tern-bench: target missed: \(target.summary)\n".utf8))
+            }
+            throw ExitCode(1)
+        }
+    }
+
+    /// Every input × receiver × policy simulated with `seed` (in parallel), and the report on them.
+    func report(inputs: [PolicyInput], seed: UInt64) throws -> PolicyReport {
         let models = try models()
         let settings = PolicyReport.Settings(
             budget: budget, minInterval: minInterval, maxInterval: maxInterval, seed: seed, receivers: models.map(\.name))
-
         let jobs = inputs.flatMap { input in
             models.flatMap { model in settings.policies.map { PolicyJob(input: input, model: model, policy: $0, budget: budget) } }
         }
         let results = Mutex([SimulationResult?](repeating: nil, count: jobs.count))
-        let seed = seed
         let tuning = (moveBudgetShare: moveBudgetShare, warmUp: warmUp)
         DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
             let job = jobs[index]
@@ -104,24 +124,7 @@ struct PolicyBench: ParsableCommand {
         let runs = results.withLock { all in
             zip(jobs, all).compactMap { job, result in result.map { PolicyRun(job: job, result: $0) } }
         }
-        let report = PolicyReport(settings: settings, inputs: inputs, runs: runs)
-        if markdown {
-            print(report.markdown())
-        } else {
-            var json = report.json()
-            json["host"] = [
-                "cpus": ProcessInfo.processInfo.activeProcessorCount, "os": osName(),
-                "simulations": jobs.count, "wall_s": round(monotonicSeconds() - started, 2),
-            ] as [String: Any]
-            let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
-        }
-        if check, !report.allTargetsMet {
-            for target in report.targets where !target.met && !target.stretch {
-                FileHandle.standardError.write(Data("tern-bench: target missed: \(target.summary)\n".utf8))
-            }
-            throw ExitCode(1)
-        }
+        return PolicyReport(settings: settings, inputs: inputs, runs: runs)
     }
 
     /// The trace files (name order), then the scenarios.

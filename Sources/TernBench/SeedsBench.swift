@@ -1,0 +1,161 @@
+import ArgumentParser
+import Foundation
+
+/// `tern-bench seeds`: `tern-bench policy` over several seeds, summarised: how often each target of
+/// issue 13 is met, and how often each policy keeps a moving trace within the budget. One seed's
+/// figures turn on a few heavy-tailed errors; the spread shows what holds from one draw to the next.
+struct SeedsBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "seeds",
+        abstract: "The policy benchmark over several seeds: each target's pass count, median and worst; p95 failures per policy.",
+        discussion: """
+            Runs what `tern-bench policy` runs (same options) once per seed in --seeds (a list such as \
+            1,2,7 or a range such as 1-8). For each target: the seeds that meet it, the median and the \
+            worst value. For adaptive and the fixed intervals of 10, 15, 30 and 60 s: the moving-trace \
+            runs (trace × receiver × seed) whose track-error p95 exceeds the budget, and their energy \
+            summed over every run relative to the fixed 15 s interval's. Prints JSON, or --markdown; \
+            --check exits 1 when a required target is missed on any seed. --seed is not used (--seeds is).
+            """)
+
+    @OptionGroup var policy: PolicyBench
+
+    @Option(help: "Seeds: a comma-separated list and/or ranges, e.g. 1-8 or 1,2,7.")
+    var seeds: String = "1-8"
+
+    static let comparedIntervals: [Double] = [10, 15, 30, 60]
+
+    func validate() throws { _ = try seedList() }
+
+    func seedList() throws -> [UInt64] {
+        var list: [UInt64] = []
+        for part in seeds.split(separator: ",") {
+            let bounds = part.split(separator: "-").map { UInt64($0.trimmingCharacters(in: .whitespaces)) }
+            switch bounds.count {
+            case 1 where bounds[0] != nil:
+                list.append(bounds[0] ?? 0)
+            case 2 where bounds[0] != nil && bounds[1] != nil && (bounds[0] ?? 0) <= (bounds[1] ?? 0):
+                list += Array((bounds[0] ?? 0)...(bounds[1] ?? 0))
+            default:
+                throw ValidationError("--seeds: '\(part)' is neither a seed nor a range A-B (e.g. 1-8 or 1,2,7)")
+            }
+        }
+        guard !list.isEmpty else { throw ValidationError("--seeds is empty") }
+        return list
+    }
+
+    func run() throws {
+        let inputs = policy.loadInputs()
+        let reports = try seedList().map { try policy.report(inputs: inputs, seed: $0) }
+        let summary = SeedsSummary(reports: reports, budget: policy.budget, intervals: Self.comparedIntervals)
+        if policy.markdown {
+            print(summary.markdown())
+        } else {
+            let data = try JSONSerialization.data(withJSONObject: summary.json(), options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+        }
+        let missed = summary.targets.filter { !$0.stretch && $0.met < summary.seeds.count }
+        if policy.check, !missed.isEmpty {
+            for t in missed {
+                FileHandle.standardError.write(Data("tern-bench: target missed on \(summary.seeds.count - t.met) of \(summary.seeds.count) seeds: \(t.receiver): \(t.name)\n".utf8))
+            }
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// What several seeds' policy reports have in common.
+struct SeedsSummary {
+    struct TargetSpread {
+        var name: String
+        var receiver: String
+        var stretch: Bool
+        var limit: Double
+        var met: Int
+        var values: [Double]
+    }
+
+    struct PolicyFailures {
+        /// "adaptive" or "fixed N s".
+        var policy: String
+        var overBudget = 0
+        var runs = 0
+        var energyMJ = 0.0
+    }
+
+    var seeds: [UInt64]
+    var targets: [TargetSpread] = []
+    var policies: [PolicyFailures] = []
+    var fixed15MJ = 0.0
+
+    init(reports: [PolicyReport], budget: Double, intervals: [Double]) {
+        seeds = reports.map(\.settings.seed)
+        for report in reports {
+            for target in report.targets {
+                if let index = targets.firstIndex(where: { $0.name == target.name && $0.receiver == target.receiver && $0.stretch == target.stretch }) {
+                    targets[index].met += target.met ? 1 : 0
+                    if let value = target.value { targets[index].values.append(value) }
+                } else {
+                    targets.append(
+                        TargetSpread(
+                            name: target.name, receiver: target.receiver, stretch: target.stretch, limit: target.limit,
+                            met: target.met ? 1 : 0, values: target.value.map { [$0] } ?? []))
+                }
+            }
+        }
+        var adaptive = PolicyFailures(policy: "adaptive")
+        var fixed = intervals.map { PolicyFailures(policy: "fixed \(Int($0)) s") }
+        for row in reports.flatMap(\.rows) where row.input.isMoving {
+            adaptive.runs += 1
+            adaptive.overBudget += row.adaptive.errorSkyM.p95 > budget ? 1 : 0
+            adaptive.energyMJ += row.adaptive.energyMJ
+            for (index, interval) in intervals.enumerated() {
+                guard let result = row.fixed.first(where: { $0.interval == interval })?.result else { continue }
+                fixed[index].runs += 1
+                fixed[index].overBudget += result.errorSkyM.p95 > budget ? 1 : 0
+                fixed[index].energyMJ += result.energyMJ
+            }
+            fixed15MJ += row.fixed.first { $0.interval == 15 }?.result.energyMJ ?? 0
+        }
+        policies = [adaptive] + fixed
+    }
+
+    func json() -> [String: Any] {
+        [
+            "benchmark": "policy-seeds",
+            "seeds": seeds.map { Int($0) },
+            "targets": targets.map { t in
+                [
+                    "name": t.name, "receiver": t.receiver, "stretch": t.stretch, "limit": t.limit, "met_seeds": t.met,
+                    "median": t.values.isEmpty ? NSNull() as Any : round(median(t.values), 4) as Any,
+                    // Every target is an upper limit: the worst value is the largest.
+                    "worst": t.values.max().map { round($0, 4) as Any } ?? NSNull(),
+                ] as [String: Any]
+            },
+            "p95_over_budget": policies.map { p in
+                [
+                    "policy": p.policy, "runs": p.runs, "over_budget": p.overBudget,
+                    "energy_over_fixed_15s": round(ratio(p.energyMJ, fixed15MJ), 4),
+                ] as [String: Any]
+            },
+        ]
+    }
+
+    func markdown() -> String {
+        var lines = [
+            "Seeds \(seeds.map(String.init).joined(separator: ", ")).", "",
+            "| target | receiver | met (seeds) | median | worst |", "|---|---|---:|---:|---:|",
+        ]
+        for t in targets where !t.stretch {
+            let worst = t.values.max().map { String(round($0, 3)) } ?? "n/a"
+            let mid = t.values.isEmpty ? "n/a" : String(round(median(t.values), 3))
+            lines.append("| \(t.name) (≤ \(round(t.limit, 3))) | \(t.receiver) | \(t.met) of \(seeds.count) | \(mid) | \(worst) |")
+        }
+        lines += [
+            "", "| policy | moving-trace runs with p95 > budget | energy / fixed 15 s |", "|---|---:|---:|",
+        ]
+        for p in policies {
+            lines.append("| \(p.policy) | \(p.overBudget) of \(p.runs) | \(String(format: "%.3f", ratio(p.energyMJ, fixed15MJ))) |")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
