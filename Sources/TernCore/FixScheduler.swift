@@ -8,8 +8,10 @@
 /// - `fixed(interval)`: the naive duty cycle: power on every `interval` (anchored to the start), deliver
 ///   the first usable fix, power off; an acquisition timeout just waits for the next slot.
 /// - `adaptive(errorBudget, min, max)`, Tern's policy:
-///   1. Good enough: the first fix whose accuracy estimate ≤ `accuracyTarget` (the noisy first fixes
-///      carry worse estimates); at the timeout, the best usable fix seen, if any.
+///   1. Good enough: the first fix past the warm-up whose accuracy estimate ≤ `accuracyTarget`;
+///      otherwise the best usable fix seen, `settleTime` after the session's first fix (or at the
+///      timeout). A good-enough fix that contradicts the motion seen (`plausibility`) is confirmed
+///      first: off course by the next epoch, displaced while still by a retake after `stillRecheck`.
 ///   2. Moving (receiver SOG ≥ 0.5 m/s, or displacement beyond noise): the next fix is due when the
 ///      track could bend `errorBudget × moveBudgetShare` away from the interpolating chord,
 ///      T = √(8·B / a), a = max(seen acceleration incl. speed × turn rate, `minAcceleration`),
@@ -34,8 +36,8 @@
 ///      (cheaper than the warm start it avoids).
 ///   6. Break-even: when the next fix is due within the break-even time (cycle energy / tracking
 ///      power), the receiver stays on and the fix at the due time is delivered.
-///   7. Bad-time account: every gap that closes on a start, stop or bend deeper than the budget is
-///      charged its likely time beyond the budget; every interval is capped so that one more such
+///   7. Bad-time account: every gap that closes on a start, stop, bend deeper than the budget, or a
+///      still thing displaced beyond it is charged its likely time beyond the budget; every interval is capped so that one more such
 ///      surprise keeps the account within `badTimeShare` of the elapsed time (+ `badTimeCredit`).
 public struct FixScheduler: Sendable, Hashable {
     public enum State: Sendable, Hashable {

@@ -1,6 +1,7 @@
 import Foundation
 
-/// What the recent accepted fixes say about how the tracked thing moves: still or moving, speed,
+/// What the recent accepted fixes say about how the tracked thing moves: still or moving (the
+/// receiver's speed over ground when it reports one, else the displacement beyond the noise), speed,
 /// and the acceleration (along track and across it, from turns) that bends the track away from the
 /// straight line the interpolation draws between fixes. Pure; times are the scheduler's `Duration`s.
 public struct MotionEstimate: Sendable, Hashable {
