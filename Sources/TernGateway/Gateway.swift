@@ -110,10 +110,18 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
                 group.cancelAll()
             }
         } catch {
-            await shutDown()
+            await shutDownToTheEnd()
             throw error
         }
-        await shutDown()
+        await shutDownToTheEnd()
+    }
+
+    /// `shutDown()` run to its end although a cancellation (SIGTERM, a graceful shutdown) usually
+    /// brings it: an unstructured task does not inherit the cancellation, so the last commits reach
+    /// the queue and the power-off reaches the receiver (a receiver slept by command, PMTK161 or UBX
+    /// backup, would otherwise stay on after tern has gone while its log said "off").
+    private func shutDownToTheEnd() async {
+        await Task { await self.shutDown() }.value
     }
 
     /// Handles one fix from the receiver. Exposed for the run loop; tests drive it through a fake receiver.

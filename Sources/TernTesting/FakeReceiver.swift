@@ -16,8 +16,17 @@ public final class FakeReceiver: GPSReceiver {
     public var calls: [Call] { recorded.withLock { $0 } }
     public var isPowered: Bool { calls.last == .powerOn }
 
-    public func powerOn() async throws { recorded.withLock { $0.append(.powerOn) } }
-    public func powerOff() async throws { recorded.withLock { $0.append(.powerOff) } }
+    /// Like a real port's write, a power call from a cancelled task throws `CancellationError` and
+    /// switches nothing.
+    public func powerOn() async throws {
+        try Task.checkCancellation()
+        recorded.withLock { $0.append(.powerOn) }
+    }
+
+    public func powerOff() async throws {
+        try Task.checkCancellation()
+        recorded.withLock { $0.append(.powerOff) }
+    }
     public func fixes() -> AsyncThrowingStream<Fix, any Error> { stream }
 
     public func emit(_ fix: Fix) { continuation.yield(fix) }
