@@ -119,9 +119,36 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     /// `shutDown()` run to its end although a cancellation (SIGTERM, a graceful shutdown) usually
     /// brings it: an unstructured task does not inherit the cancellation, so the last commits reach
     /// the queue and the power-off reaches the receiver (a receiver slept by command, PMTK161 or UBX
-    /// backup, would otherwise stay on after tern has gone while its log said "off").
+    /// backup, would otherwise stay on after tern has gone while its log said "off"). The power-off
+    /// gets `powerOffLimit`: a UART that has gone away is waited for, and must not hold the stop
+    /// until systemd kills tern (`TimeoutStopSec=20s`).
     private func shutDownToTheEnd() async {
-        await Task { await self.shutDown() }.value
+        await Task {
+            await self.shutDown()
+            await withTaskGroup(of: Bool.self) { group in
+                group.addTask { await self.powerOffForGood(); return true }
+                group.addTask { [clock] in
+                    do { try await clock.sleep(for: Self.powerOffLimit) } catch { return true }
+                    return false
+                }
+                let inTime = await group.next() ?? true
+                group.cancelAll()
+                if !inTime {
+                    self.logger.error(
+                        "the receiver did not take the power-off in time; it may stay on until tern starts again",
+                        metadata: ["limit": "\(Self.powerOffLimit)"])
+                }
+            }
+        }.value
+    }
+
+    /// How long a stopping gateway waits for the receiver's power-off.
+    public static var powerOffLimit: Duration { .seconds(5) }
+
+    private func powerOffForGood() async {
+        await perform(scheduler.handle(.stop))
+        timer.schedule(at: nil)
+        current.nextWake = nil
     }
 
     /// Handles one fix from the receiver. Exposed for the run loop; tests drive it through a fake receiver.
@@ -334,9 +361,6 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         }
         commitTimer.schedule(at: nil)
         await saveMemory()
-        await perform(scheduler.handle(.stop))
-        timer.schedule(at: nil)
-        current.nextWake = nil
     }
 
     private var elapsed: Duration { start.duration(to: clock.now) }

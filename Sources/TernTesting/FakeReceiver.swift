@@ -25,8 +25,17 @@ public final class FakeReceiver: GPSReceiver {
 
     public func powerOff() async throws {
         try Task.checkCancellation()
+        if holdsPowerOff.withLock({ $0 }) {
+            // Like a write to a UART that has gone away: waits (30 s at most, so that a test fails
+            // rather than hangs) until cancelled.
+            try await Task.sleep(for: .seconds(30))
+        }
         recorded.withLock { $0.append(.powerOff) }
     }
+
+    /// From now on a power-off waits until its task is cancelled, and then switches nothing.
+    public func holdPowerOff() { holdsPowerOff.withLock { $0 = true } }
+    private let holdsPowerOff = Mutex(false)
     public func fixes() -> AsyncThrowingStream<Fix, any Error> { stream }
 
     public func emit(_ fix: Fix) { continuation.yield(fix) }

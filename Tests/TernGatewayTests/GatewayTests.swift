@@ -275,6 +275,30 @@ import TernTesting
         #expect(h.receiver.calls == [.powerOn, .powerOff])
     }
 
+    @Test func aPowerOffThatNeverCompletesEndsTheStopAfterItsLimit() async throws {
+        let h = Harness()
+        h.receiver.holdPowerOff()
+        let stopped = StopFlag()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await h.sut.run()
+                stopped.set()
+            }
+            #expect(await eventually { h.receiver.calls.count >= 1 })
+            group.cancelAll()
+            // The gateway's clock runs on until the stop is over; it must be over by the limit.
+            var advanced = Duration.zero
+            while !stopped.isSet, advanced < .seconds(60) {
+                await h.clock.advance(by: .seconds(1))
+                advanced += .seconds(1)
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(stopped.isSet)
+            #expect(advanced <= Gateway<TestClock<Duration>>.powerOffLimit + .seconds(2))
+        }
+        #expect(h.receiver.calls == [.powerOn])
+    }
+
     @Test func cancellationWhileOffDoesNotSwitchAgain() async throws {
         let h = Harness()
         try await h.running { h in await h.emitAndWait(.fixture()) }
@@ -293,6 +317,13 @@ import TernTesting
         h.receiver.finish(throwing: FakeError.unplugged)
         await #expect(throws: FakeError.unplugged) { try await h.sut.run() }
     }
+}
+
+/// Set once, by a task, read by the test.
+private final class StopFlag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }
 
 /// Hours of virtual time through a receiver whose power goes through a `SpyPowerSwitch`.
