@@ -160,7 +160,7 @@ public struct FixScheduler: Sendable, Hashable {
             noteTracking(now: now)
             guard !awaitingVerdict else { return [] }
             if isGoodEnough(fix, now: now) {
-                // A fix that contradicts the motion seen is confirmed by the next one first (an outlier does not repeat).
+                // A fix that contradicts the motion seen is confirmed first (`PlausibilityCheck.Suspicion`).
                 guard case .adaptive = options.policy, let check = options.plausibility,
                       let suspicion = check.suspicion(of: fix, at: now, motion: motion)
                 else { return deliver(fix) }

@@ -73,12 +73,12 @@ public struct MotionEstimate: Sendable, Hashable {
         }
         // Displacement counts only beyond the fixes' own noise.
         let displacementSpeed = gap.map { max(0, $0.chord - 2 * (accuracy + $0.last.accuracy)) / $0.seconds }
-        let sog = fix.speed ?? displacementSpeed ?? 0
         // The receiver's speed over ground (Doppler) says whether the thing moves now; a displacement
         // only where it says nothing: position errors that last (multipath) displace a still fix tens
         // of metres, which over a short gap reads as a speed the receiver never measured.
-        let moving = fix.speed.map { $0 >= stillSpeed } ?? ((displacementSpeed ?? 0) >= stillSpeed)
-        let course = sog >= stillSpeed ? fix.course : nil
+        let sog = fix.speed ?? displacementSpeed ?? 0
+        let moving = sog >= stillSpeed
+        let course = moving ? fix.course : nil
         let sample = Sample(time: now, coordinate: fix.coordinate, speed: sog, course: course, accuracy: accuracy)
 
         if let (last, seconds, chord) = gap {

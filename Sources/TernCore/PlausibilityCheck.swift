@@ -34,11 +34,6 @@ public struct PlausibilityCheck: Sendable, Hashable {
         self.stillRecheck = stillRecheck
     }
 
-    /// Whether `fix` (reaching the scheduler at `now`) contradicts the motion estimate's last fix.
-    public func isSuspect(_ fix: Fix, at now: Duration, motion: MotionEstimate) -> Bool {
-        suspicion(of: fix, at: now, motion: motion) != nil
-    }
-
     /// How `fix` (reaching the scheduler at `now`) contradicts the motion estimate's last fix, if it does.
     public func suspicion(of fix: Fix, at now: Duration, motion: MotionEstimate) -> Suspicion? {
         guard let last = motion.last, now > last.time else { return nil }

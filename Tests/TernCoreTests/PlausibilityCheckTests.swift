@@ -14,14 +14,14 @@ import TernTesting
 
     @Test func aStillThingThatJumpsHundredsOfMetresIsSuspect() {
         let still = motion(after: [(.fixture(seconds: 0), 0)])
-        #expect(sut.isSuspect(.fixture(seconds: 900, metresNorth: 400), at: .seconds(900), motion: still))
-        #expect(!sut.isSuspect(.fixture(seconds: 900, metresNorth: 15), at: .seconds(900), motion: still))
+        #expect(sut.suspicion(of: .fixture(seconds: 900, metresNorth: 400), at: .seconds(900), motion: still) != nil)
+        #expect(sut.suspicion(of: .fixture(seconds: 900, metresNorth: 15), at: .seconds(900), motion: still) == nil)
     }
 
     @Test func aMovingThingWhereItsSpeedCarriedItIsNotSuspect() {
         let moving = motion(after: [(.fixture(seconds: 0, speed: 10), 0), (.fixture(seconds: 30, metresNorth: 300, speed: 10), 30)])
-        #expect(!sut.isSuspect(.fixture(seconds: 60, metresNorth: 600, speed: 10), at: .seconds(60), motion: moving))
-        #expect(sut.isSuspect(.fixture(seconds: 60, metresNorth: 600, metresEast: 500, speed: 10), at: .seconds(60), motion: moving))
+        #expect(sut.suspicion(of: .fixture(seconds: 60, metresNorth: 600, speed: 10), at: .seconds(60), motion: moving) == nil)
+        #expect(sut.suspicion(of: .fixture(seconds: 60, metresNorth: 600, metresEast: 500, speed: 10), at: .seconds(60), motion: moving) != nil)
     }
 
     @Test func theNextEpochConfirmsARealMoveButNotAnOutlier() {
