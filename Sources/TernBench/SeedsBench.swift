@@ -22,6 +22,7 @@ struct SeedsBench: ParsableCommand {
     @Option(help: "Seeds: a comma-separated list and/or ranges, e.g. 1-8 or 1,2,7.")
     var seeds: String = "1-8"
 
+    /// The fixed intervals compared (15 s among them: the energy yardstick).
     static let comparedIntervals: [Double] = [10, 15, 30, 60]
 
     func validate() throws { _ = try seedList() }
@@ -29,12 +30,13 @@ struct SeedsBench: ParsableCommand {
     func seedList() throws -> [UInt64] {
         var list: [UInt64] = []
         for part in seeds.split(separator: ",") {
-            let bounds = part.split(separator: "-").map { UInt64($0.trimmingCharacters(in: .whitespaces)) }
-            switch bounds.count {
-            case 1 where bounds[0] != nil:
-                list.append(bounds[0] ?? 0)
-            case 2 where bounds[0] != nil && bounds[1] != nil && (bounds[0] ?? 0) <= (bounds[1] ?? 0):
-                list += Array((bounds[0] ?? 0)...(bounds[1] ?? 0))
+            let numbers = part.split(separator: "-", omittingEmptySubsequences: false)
+                .map { UInt64($0.trimmingCharacters(in: .whitespaces)) }
+            switch (numbers.count, numbers.first ?? nil, numbers.last ?? nil) {
+            case let (1, seed?, _):
+                list.append(seed)
+            case let (2, low?, high?) where low <= high:
+                list += Array(low...high)
             default:
                 throw ValidationError("--seeds: '\(part)' is neither a seed nor a range A-B (e.g. 1-8 or 1,2,7)")
             }
@@ -72,20 +74,27 @@ struct SeedsSummary {
         var limit: Double
         var met: Int
         var values: [Double]
+
+        var middle: Double? { values.isEmpty ? nil : median(values) }
+        /// Every target is an upper limit: the worst value is the largest.
+        var worst: Double? { values.max() }
     }
 
     struct PolicyFailures {
-        /// "adaptive" or "fixed N s".
-        var policy: String
+        /// nil: adaptive.
+        var fixedInterval: Double?
         var overBudget = 0
         var runs = 0
         var energyMJ = 0.0
+
+        var name: String { fixedInterval.map { "fixed \(Int($0)) s" } ?? "adaptive" }
     }
 
     var seeds: [UInt64]
     var targets: [TargetSpread] = []
     var policies: [PolicyFailures] = []
-    var fixed15MJ = 0.0
+    /// What fixed 15 s spent over every moving run: the energy yardstick.
+    var fixed15MJ: Double { policies.first { $0.fixedInterval == 15 }?.energyMJ ?? 0 }
 
     init(reports: [PolicyReport], budget: Double, intervals: [Double]) {
         seeds = reports.map(\.settings.seed)
@@ -102,8 +111,8 @@ struct SeedsSummary {
                 }
             }
         }
-        var adaptive = PolicyFailures(policy: "adaptive")
-        var fixed = intervals.map { PolicyFailures(policy: "fixed \(Int($0)) s") }
+        var adaptive = PolicyFailures(fixedInterval: nil)
+        var fixed = intervals.map { PolicyFailures(fixedInterval: $0) }
         for row in reports.flatMap(\.rows) where row.input.isMoving {
             adaptive.runs += 1
             adaptive.overBudget += row.adaptive.errorSkyM.p95 > budget ? 1 : 0
@@ -114,7 +123,6 @@ struct SeedsSummary {
                 fixed[index].overBudget += result.errorSkyM.p95 > budget ? 1 : 0
                 fixed[index].energyMJ += result.energyMJ
             }
-            fixed15MJ += row.fixed.first { $0.interval == 15 }?.result.energyMJ ?? 0
         }
         policies = [adaptive] + fixed
     }
@@ -126,14 +134,13 @@ struct SeedsSummary {
             "targets": targets.map { t in
                 [
                     "name": t.name, "receiver": t.receiver, "stretch": t.stretch, "limit": t.limit, "met_seeds": t.met,
-                    "median": t.values.isEmpty ? NSNull() as Any : round(median(t.values), 4) as Any,
-                    // Every target is an upper limit: the worst value is the largest.
-                    "worst": t.values.max().map { round($0, 4) as Any } ?? NSNull(),
+                    "median": t.middle.map { round($0, 4) as Any } ?? NSNull(),
+                    "worst": t.worst.map { round($0, 4) as Any } ?? NSNull(),
                 ] as [String: Any]
             },
             "p95_over_budget": policies.map { p in
                 [
-                    "policy": p.policy, "runs": p.runs, "over_budget": p.overBudget,
+                    "policy": p.name, "runs": p.runs, "over_budget": p.overBudget,
                     "energy_over_fixed_15s": round(ratio(p.energyMJ, fixed15MJ), 4),
                 ] as [String: Any]
             },
@@ -146,15 +153,15 @@ struct SeedsSummary {
             "| target | receiver | met (seeds) | median | worst |", "|---|---|---:|---:|---:|",
         ]
         for t in targets where !t.stretch {
-            let worst = t.values.max().map { String(round($0, 3)) } ?? "n/a"
-            let mid = t.values.isEmpty ? "n/a" : String(round(median(t.values), 3))
+            let mid = t.middle.map { String(round($0, 3)) } ?? "n/a"
+            let worst = t.worst.map { String(round($0, 3)) } ?? "n/a"
             lines.append("| \(t.name) (≤ \(round(t.limit, 3))) | \(t.receiver) | \(t.met) of \(seeds.count) | \(mid) | \(worst) |")
         }
         lines += [
             "", "| policy | moving-trace runs with p95 > budget | energy / fixed 15 s |", "|---|---:|---:|",
         ]
         for p in policies {
-            lines.append("| \(p.policy) | \(p.overBudget) of \(p.runs) | \(String(format: "%.3f", ratio(p.energyMJ, fixed15MJ))) |")
+            lines.append("| \(p.name) | \(p.overBudget) of \(p.runs) | \(String(format: "%.3f", ratio(p.energyMJ, fixed15MJ))) |")
         }
         return lines.joined(separator: "\n")
     }
