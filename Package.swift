@@ -159,6 +159,9 @@ let package = Package(
 
         .testTarget(name: "TernCoreTests", dependencies: ["TernCore", "TernTesting"], swiftSettings: strict),
         .testTarget(
+            name: "TernTestingTests", dependencies: ["TernTesting", .product(name: "Clocks", package: "swift-clocks")],
+            swiftSettings: strict),
+        .testTarget(
             name: "TernNMEATests", dependencies: ["TernNMEA", "TernCore"], exclude: ["Corpus"], swiftSettings: strict),
         .testTarget(name: "TernReceiversTests", dependencies: ["TernReceivers", "TernNMEA", "TernCore"], swiftSettings: strict),
         .testTarget(

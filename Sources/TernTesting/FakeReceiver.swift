@@ -28,6 +28,8 @@ public final class FakeReceiver: GPSReceiver {
         if holdsPowerOff.withLock({ $0 }) {
             // Like a write to a UART that has gone away: waits (30 s at most, so that a test fails
             // rather than hangs) until cancelled.
+            isHolding.withLock { $0 = true }
+            defer { isHolding.withLock { $0 = false } }
             try await Task.sleep(for: .seconds(30))
         }
         recorded.withLock { $0.append(.powerOff) }
@@ -36,6 +38,9 @@ public final class FakeReceiver: GPSReceiver {
     /// From now on a power-off waits until its task is cancelled, and then switches nothing.
     public func holdPowerOff() { holdsPowerOff.withLock { $0 = true } }
     private let holdsPowerOff = Mutex(false)
+    /// Whether a held power-off is waiting now.
+    public var isHoldingPowerOff: Bool { isHolding.withLock { $0 } }
+    private let isHolding = Mutex(false)
     public func fixes() -> AsyncThrowingStream<Fix, any Error> { stream }
 
     public func emit(_ fix: Fix) { continuation.yield(fix) }

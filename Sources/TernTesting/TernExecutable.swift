@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// The `tern` binary SwiftPM built beside the test bundle, and a way to run it, for end-to-end tests.
 public enum TernExecutable {
@@ -8,6 +9,9 @@ public enum TernExecutable {
         let fromSource = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../.build/debug/tern")
         return [beside, fromSource].first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }()
+
+    /// How long a test waits for one `tern` command before killing it.
+    public static let limit: Duration = .seconds(300)
 
     /// What a finished run printed and returned.
     public struct Result: Sendable {
@@ -34,14 +38,23 @@ public enum TernExecutable {
             return (try? await TernExecutable.offload { running.value.finish() }) ?? Result(status: -1, stdout: "", stderr: "")
         }
 
-        /// Waits for the process to end and returns its output.
-        public func finish() -> Result {
+        /// Waits for the process to end and returns its output. A process still running after
+        /// `limit` is killed (SIGKILL) and its stderr says so: a test waits for a hung `tern` no
+        /// longer than that, instead of forever.
+        public func finish(within limit: Duration = TernExecutable.limit) -> Result {
+            let process = process
+            let watchdog = DispatchWorkItem { if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) } }
+            DispatchQueue.global().asyncAfter(
+                deadline: .now() + .milliseconds(Int(limit / .milliseconds(1))), execute: watchdog)
             let stdout = out.fileHandleForReading.readDataToEndOfFile()
             let stderr = err.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
+            watchdog.cancel()
+            let killed = process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
             return Result(
                 status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                stderr: String(decoding: stderr, as: UTF8.self))
+                stderr: String(decoding: stderr, as: UTF8.self)
+                    + (killed ? "\n[tern was killed: it did not finish within \(limit)]\n" : ""))
         }
     }
 

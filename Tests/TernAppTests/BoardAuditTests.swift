@@ -6,7 +6,7 @@ import TernSimulation
 import TernTesting
 
 /// The simulated board's check of stored positions: measured after their power-on, near the route.
-@Suite struct BoardAuditTests {
+@Suite(.timeLimit(.minutes(5))) struct BoardAuditTests {
     /// A board whose clock barely moves (speed 0.001), a position on its route at `second`.
     private func rig() throws -> (board: SimulatedBoard, sut: BoardAudit) {
         let board = try SimulatedBoard(speed: 0.001, seed: 1, startTime: Date(timeIntervalSince1970: 1_795_219_200))

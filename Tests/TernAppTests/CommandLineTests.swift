@@ -3,7 +3,7 @@ import Testing
 import TernTesting
 
 /// The `tern` executable as users and systemd run it: exit codes, messages, signals.
-@Suite struct CommandLineTests {
+@Suite(.timeLimit(.minutes(5))) struct CommandLineTests {
     static let binary = TernExecutable.url
 
     private func temporaryDirectory() throws -> String {

@@ -5,7 +5,7 @@ import TernTesting
 /// The connectivity monitor in a network namespace of its own, through `tern connectivity`: a default
 /// route appearing is a hint to retry at once; a link going down (Linux then drops the IPv4 default
 /// route without a route message) is seen as offline.
-@Suite(.serialized) struct ConnectivityNamespaceTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct ConnectivityNamespaceTests {
     static let binary = TernExecutable.url
 
     @Test(.enabled(if: binary != nil && NetworkNamespace.canCreate, "needs the tern executable, root and ip netns"))

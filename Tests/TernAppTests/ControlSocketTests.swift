@@ -6,7 +6,7 @@ import TernTesting
 
 /// The daemon's control socket with real processes: `tern run` on the simulated board, and `tern
 /// nmea tail`, `tern receiver send` and `tern status` going through it instead of the UART.
-@Suite(.serialized) struct ControlSocketTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct ControlSocketTests {
     static let binary = TernExecutable.url
 
     /// A running daemon on the simulated board, its config and directory.

@@ -8,7 +8,7 @@ import TernTesting
 
 /// End to end on the simulated board: simulated GPS → PTY → termios → NMEA → filter → SQLite →
 /// HTTP → local collector, with the collector offline for a while and back.
-@Suite(.serialized) struct DemoPipelineTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct DemoPipelineTests {
     private func temporaryDirectory() throws -> String {
         let path = NSTemporaryDirectory() + "tern-test-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

@@ -9,7 +9,7 @@ import TernStore
 import TernTesting
 
 /// `tern status`'s health and exit code, journald-friendly logs and `tern config check`.
-@Suite struct StatusHealthTests {
+@Suite(.timeLimit(.minutes(5))) struct StatusHealthTests {
     private let now = Date(timeIntervalSince1970: 1_795_600_000)
 
     private func report(age: TimeInterval = 5, link: String = ReceiverLinkState.connected.description, lastFixAgo: TimeInterval = 60) -> StatusReport {
@@ -82,7 +82,7 @@ import TernTesting
     }
 }
 
-@Suite struct ConsoleLogTests {
+@Suite(.timeLimit(.minutes(5))) struct ConsoleLogTests {
     @Test func levelsMapToSyslogPriorities() {
         #expect([Logger.Level.debug, .info, .notice, .warning, .error, .critical].map(JournalLogHandler.priority) == [7, 6, 5, 4, 3, 2])
     }

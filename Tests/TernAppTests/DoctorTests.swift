@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// `tern doctor` as a person runs it over SSH, on real files, a real PTY and real processes.
-@Suite struct DoctorTests {
+@Suite(.timeLimit(.minutes(5))) struct DoctorTests {
     static let binary = TernExecutable.url
 
     /// A pseudo-terminal standing in for the receiver's UART.

@@ -8,7 +8,7 @@ import TernTesting
 
 /// The gateway on the real SQLite queue when the disk is full: accepted positions wait in memory, and
 /// a shutdown (SIGTERM) writes them once there is room. Nothing accepted is lost.
-@Suite struct GatewayStoreFailureTests {
+@Suite(.timeLimit(.minutes(5))) struct GatewayStoreFailureTests {
     @Test(.enabled(if: SmallFileSystem.canMount, "needs root and mount(8) to make a size-limited tmpfs"))
     func positionsAcceptedWhileTheDiskIsFullAreWrittenAtShutdownOnceThereIsRoom() async throws {
         let fs = try SmallFileSystem(bytes: 1 << 20)

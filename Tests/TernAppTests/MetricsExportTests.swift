@@ -7,7 +7,7 @@ import TernTesting
 
 /// `[metrics]` through real processes: `tern run` on the simulated board writes the textfile that
 /// Debian's prometheus-node-exporter serves (and promtool accepts), and answers `GET /metrics`.
-@Suite(.serialized) struct MetricsExportTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct MetricsExportTests {
     static let binary = TernExecutable.url
     static let nodeExporter = "/usr/bin/prometheus-node-exporter"
     static let promtool = "/usr/bin/promtool"

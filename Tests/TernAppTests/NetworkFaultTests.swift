@@ -9,7 +9,7 @@ import TernTesting
 /// collector outside while the link goes down and up, 30 % of packets are dropped at random
 /// (iptables statistic) and the link is throttled to 9600 bit/s (tc tbf): every stored position
 /// arrives exactly once after id dedupe, and the daemon's memory stays bounded.
-@Suite(.serialized) struct NetworkFaultTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct NetworkFaultTests {
     static let binary = TernExecutable.url
     static let canRun = binary != nil && NetworkNamespace.canCreate
         && FileManager.default.isExecutableFile(atPath: "/usr/sbin/iptables-legacy")

@@ -3,7 +3,7 @@ import Testing
 import TernTesting
 
 /// `tern queue`: read-only inspection of a queue (a copy of the schema-v2 fixture, 21 positions).
-@Suite struct QueueCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct QueueCommandTests {
     static let binary = TernExecutable.url
     static let fixture = URL(filePath: #filePath).deletingLastPathComponent()
         .appending(path: "../TernStoreTests/Fixtures/queue-schema-v2.sqlite").standardized

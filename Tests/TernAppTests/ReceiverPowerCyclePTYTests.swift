@@ -12,7 +12,7 @@ import TernTesting
 /// Power cycles through the path the device runs: the simulated GPS writes MT3339 cycles into a
 /// PTY (paced at 9600 baud on a virtual clock, cut mid-sentence by a power-off); Tern reads the
 /// other side with termios and the real `NMEAReceiver`.
-@Suite struct ReceiverPowerCyclePTYTests {
+@Suite(.timeLimit(.minutes(5))) struct ReceiverPowerCyclePTYTests {
     /// A simulated GPS stepped one virtual second at a time.
     private struct GPS {
         let power = SimulatedPowerSwitch()

@@ -102,7 +102,7 @@ import TernTesting
 }
 
 /// `tern simulate` end to end, through the built binary.
-@Suite struct SimulateCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct SimulateCommandTests {
     static let binary = TernExecutable.url
 
     private func run(_ arguments: [String]) throws -> TernExecutable.Result {

@@ -12,7 +12,7 @@ import TernTesting
 /// `tern simulate` against the real path: the same trace and power-ons through the simulated board
 /// (PTY at 9600 baud, termios, the NMEA assembler, the gateway, a SQLite file) and through the energy
 /// simulator; the receiver's on-time per power cycle must agree.
-@Suite struct SimulatorCrossCheckTests {
+@Suite(.timeLimit(.minutes(5))) struct SimulatorCrossCheckTests {
     static let traces = URL(filePath: #filePath).deletingLastPathComponent()
         .appending(path: "../TernSimulationTests/Traces").standardized.path
 

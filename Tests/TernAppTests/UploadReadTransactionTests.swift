@@ -10,7 +10,7 @@ import TernTesting
 /// The uploader reads a batch in a short read transaction and sends it afterwards: while a request
 /// hangs on a dead network, nothing keeps the WAL from being checkpointed and truncated (a read
 /// transaction held across the request would pin it and let it grow without bound).
-@Suite struct UploadReadTransactionTests {
+@Suite(.timeLimit(.minutes(5))) struct UploadReadTransactionTests {
     /// An uplink whose request hangs until released.
     final class HangingUplink: Uplink {
         private let state = Mutex<(sending: Bool, release: CheckedContinuation<Void, Never>?)>((false, nil))

@@ -5,7 +5,7 @@ import TernCore
 import TernGateway
 import TernTesting
 
-@Suite struct ForwarderTests {
+@Suite(.timeLimit(.minutes(1))) struct ForwarderTests {
     struct Harness {
         let queue = InMemoryPositionQueue()
         let uplink: ScriptedUplink

@@ -8,7 +8,7 @@ import TernGateway
 import TernTesting
 
 /// The gateway's spec, with fakes: it brokers between receiver, scheduler, filter, queue and forwarder.
-@Suite struct GatewayTests {
+@Suite(.timeLimit(.minutes(3))) struct GatewayTests {
     struct Harness {
         let receiver = FakeReceiver()
         let power = SpyPowerSwitch()
@@ -286,15 +286,18 @@ import TernTesting
             }
             #expect(await eventually { h.receiver.calls.count >= 1 })
             group.cancelAll()
-            // The gateway's clock runs on until the stop is over; it must be over by the limit.
+            // Virtual time runs from when the stop waits on the power-off and its limit (advancing
+            // earlier would race the limit's registration); the stop must be over by the limit.
+            #expect(await eventually(within: .seconds(30)) { h.receiver.isHoldingPowerOff })
+            try await h.clock.sleeperRegistered()
             var advanced = Duration.zero
             while !stopped.isSet, advanced < .seconds(60) {
                 await h.clock.advance(by: .seconds(1))
                 advanced += .seconds(1)
-                try await Task.sleep(for: .milliseconds(20))
+                _ = await eventually(within: .milliseconds(500)) { stopped.isSet }
             }
             #expect(stopped.isSet)
-            #expect(advanced <= Gateway<TestClock<Duration>>.powerOffLimit + .seconds(2))
+            #expect(advanced <= Gateway<TestClock<Duration>>.powerOffLimit + .seconds(1))
         }
         #expect(h.receiver.calls == [.powerOn])
     }
@@ -328,7 +331,7 @@ private final class StopFlag: Sendable {
 
 /// Hours of virtual time through a receiver whose power goes through a `SpyPowerSwitch`.
 /// What the scheduler learnt, across restarts (`SchedulerMemoryStore`).
-@Suite struct GatewayMemoryTests {
+@Suite(.timeLimit(.minutes(3))) struct GatewayMemoryTests {
     typealias Harness = GatewayTests.Harness
     private let adaptive = FixPolicy.adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900))
 
@@ -376,7 +379,7 @@ private final class StopFlag: Sendable {
     }
 }
 
-@Suite struct GatewayVirtualTimeTests {
+@Suite(.timeLimit(.minutes(3))) struct GatewayVirtualTimeTests {
     @Test func powerLineIsSwitchedExactlyAsTheFixedPolicyDecides() async throws {
         let h = GatewayTests.Harness(policy: .fixed(interval: .seconds(60)), timeout: 30, throughSwitch: true)
         try await h.running { h in

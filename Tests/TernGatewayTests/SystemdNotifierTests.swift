@@ -57,7 +57,7 @@ private final class NotifySocket {
     }
 }
 
-@Suite struct SystemdNotifierTests {
+@Suite(.timeLimit(.minutes(1))) struct SystemdNotifierTests {
     @Test func readySendsReadyToAPathSocket() throws {
         let socket = try NotifySocket()
         let sut = SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.address])

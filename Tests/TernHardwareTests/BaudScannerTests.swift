@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import TernCore
+import TernTesting
 import TernNMEA
 import Testing
 
@@ -63,7 +64,7 @@ struct BaudScannerTests {
         let sut = BaudScanner(options: fastScan)
         let rate = try await sut.scan(port)
         receiver.cancel()
-        _ = try? await receiver.value
+        _ = try? await value(of: receiver)
         #expect(rate == 38400)
         #expect(port.baudRate == 38400)
     }
@@ -75,7 +76,7 @@ struct BaudScannerTests {
         let sut = BaudScanner(options: fastScan)
         let rate = try await sut.scan(port)
         receiver.cancel()
-        _ = try? await receiver.value
+        _ = try? await value(of: receiver)
         #expect(rate == 9600)
     }
 
@@ -86,7 +87,7 @@ struct BaudScannerTests {
         let sut = BaudScanner(options: .init(dwell: .milliseconds(60)))
         let rate = try await sut.scan(port)
         receiver.cancel()
-        _ = try? await receiver.value
+        _ = try? await value(of: receiver)
         #expect(rate == nil)
         #expect(port.baudRate == 19200)
     }

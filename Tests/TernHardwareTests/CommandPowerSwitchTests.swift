@@ -8,7 +8,7 @@ import TernReceivers
 @testable import TernHardware
 
 /// Receiver standby/backup by command over the serial port.
-@Suite struct CommandPowerSwitchTests {
+@Suite(.timeLimit(.minutes(1))) struct CommandPowerSwitchTests {
     @Test func pmtkStandbySleepWritesPMTK161() async throws {
         let port = RecordingSerialPort()
         let sut = try CommandPowerSwitch.pmtkStandby(serialPort: port)
@@ -71,7 +71,7 @@ import TernReceivers
 }
 
 /// Opening errors say what to do: the chip, the line, the gpio group, who holds the line.
-@Suite struct GPIOOpenErrorTests {
+@Suite(.timeLimit(.minutes(1))) struct GPIOOpenErrorTests {
     @Test func missingChipMapsToNoSuchChip() {
         let sut = GPIOPowerSwitch.error(stage: .chip, errno: ENOENT, chip: "gpiochip9", line: .offset(4), holder: "")
         #expect(sut == .noSuchChip(chip: "gpiochip9", line: .offset(4)))

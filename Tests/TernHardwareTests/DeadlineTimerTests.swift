@@ -11,8 +11,9 @@ struct DeadlineTimerTests {
         let sut = DeadlineTimer(clock: clock)
         sut.schedule(at: .seconds(5))
         let due = Task { try await sut.due() }
+        try await clock.sleeperRegistered()
         await clock.advance(by: .milliseconds(5001))
-        #expect(try await due.value == .seconds(5))
+        #expect(try await value(of: due) == .seconds(5))
         #expect(sut.deadline == nil)
     }
 
@@ -21,13 +22,13 @@ struct DeadlineTimerTests {
         let sut = DeadlineTimer(clock: clock)
         sut.schedule(at: .seconds(5))
         let due = Task { try await sut.due() }
-        try await Task.sleep(for: .milliseconds(20))
+        try await clock.sleeperRegistered()  // waiting for 5 s
         sut.schedule(at: .seconds(8))
         await clock.advance(by: .seconds(6))
-        try await Task.sleep(for: .milliseconds(20))
+        try await clock.sleeperRegistered()  // waiting for 8 s
         #expect(sut.deadline == .seconds(8))
         await clock.advance(by: .milliseconds(2001))
-        #expect(try await due.value == .seconds(8))
+        #expect(try await value(of: due) == .seconds(8))
     }
 
     @Test func schedulingWakesAWaiterThatHadNoDeadline() async throws {
@@ -40,13 +41,13 @@ struct DeadlineTimerTests {
             await clock.advance(by: .seconds(1))
             return sut.deadline == nil
         })
-        #expect(try await due.value == .seconds(1))
+        #expect(try await value(of: due) == .seconds(1))
     }
 
     @Test func cancellingAWaiterThrowsCancellationError() async throws {
         let sut = DeadlineTimer(clock: TestClock())
         let due = Task { try await sut.due() }
         due.cancel()
-        await #expect(throws: CancellationError.self) { try await due.value }
+        await #expect(throws: CancellationError.self) { try await value(of: due) }
     }
 }

@@ -27,7 +27,7 @@ private func hilSimLevel() throws -> String {
     return try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
-@Suite struct GPIOPowerSwitchTests {
+@Suite(.timeLimit(.minutes(1))) struct GPIOPowerSwitchTests {
     @Test func libgpiodAPIIsV1OrV2() {
         #expect(["v1", "v2"].contains(GPIOPowerSwitch.libgpiodAPI))
     }

@@ -6,7 +6,7 @@ import TernTesting
 @testable import TernHardware
 
 /// The Waveshare L76X HAT's two lines, driven through fakes in virtual time.
-@Suite struct L76XPowerSwitchTests {
+@Suite(.timeLimit(.minutes(1))) struct L76XPowerSwitchTests {
     struct Harness {
         let clock = TestClock()
         let log: LineLog
@@ -26,14 +26,9 @@ import TernTesting
 
         enum Sleep { case backup, standby }
 
-        /// Powers on in backup mode, advancing virtual time in 10 ms steps until FORCE_ON is low again.
+        /// Powers on in backup mode, advancing virtual time in 10 ms steps until the wake returns.
         func powerOn() async throws {
-            let task = Task { try await sut.setPower(on: true) }
-            _ = await eventually {
-                await clock.advance(by: .milliseconds(10))
-                return log.of("FORCE_ON").last?.active == false
-            }
-            try await task.value
+            try await advancing(clock, by: .milliseconds(10)) { [sut] in try await sut.setPower(on: true) }
         }
     }
 

@@ -49,7 +49,7 @@ private final class FixCollector: Sendable {
 
     func stop() async {
         task.cancel()
-        _ = try? await task.value
+        _ = try? await value(of: task)
     }
 }
 
@@ -64,7 +64,7 @@ struct NMEAReceiverLinkTests {
         let sut = makeReceiver(FakeSerialPort(chunks: []))
         try await sut.powerOn()
         let reader = FixCollector(sut)
-        #expect(await eventually(within: .seconds(2)) { if case .silent = sut.linkState { true } else { false } })
+        #expect(await eventually(within: .seconds(10)) { if case .silent = sut.linkState { true } else { false } })
         await reader.stop()
     }
 
@@ -81,9 +81,9 @@ struct NMEAReceiverLinkTests {
         let sut = makeReceiver(try TermiosSerialPort.open(path: pty.slavePath, baudRate: 9600))
         try await sut.powerOn()
         let reader = FixCollector(sut)
-        #expect(await eventually(within: .seconds(2)) { if case .silent = sut.linkState { true } else { false } })
+        #expect(await eventually(within: .seconds(10)) { if case .silent = sut.linkState { true } else { false } })
         writeAll(pty.master, nmea(fixes: 2))
-        #expect(await eventually(within: .seconds(2)) { sut.linkState == .connected })
+        #expect(await eventually(within: .seconds(10)) { sut.linkState == .connected })
         await reader.stop()
     }
 
@@ -92,7 +92,7 @@ struct NMEAReceiverLinkTests {
         let sut = makeReceiver(FakeSerialPort(chunks: noise))
         try await sut.powerOn()
         let reader = FixCollector(sut)
-        #expect(await eventually(within: .seconds(2)) { sut.linkState == .wrongBaud })
+        #expect(await eventually(within: .seconds(10)) { sut.linkState == .wrongBaud })
         await reader.stop()
     }
 
@@ -101,7 +101,7 @@ struct NMEAReceiverLinkTests {
         let sut = makeReceiver(try TermiosSerialPort.open(path: pty.slavePath, baudRate: 9600))
         let reader = FixCollector(sut)
         writeAll(pty.master, nmea(fixes: 2) + lineNoise + lineNoise + nmea(fixes: 2, from: 2))
-        #expect(await eventually(within: .seconds(2)) { reader.count == 4 })
+        #expect(await eventually(within: .seconds(10)) { reader.count == 4 })
         await reader.stop()
         #expect(reader.all.map(\.time) == [start, start + 1, start + 2, start + 3])
         #expect(sut.linkState == .connected)
@@ -113,8 +113,8 @@ struct NMEAReceiverLinkTests {
         let reader = FixCollector(sut)
         let stream = nmea(fixes: 7)  // about 1 KB: ~1.1 s at 9600 baud
         try await writePaced(pty.master, stream, baud: 9600)
-        #expect(await eventually(within: .seconds(1)) { sut.stats.bytes == stream.count })
-        #expect(await eventually(within: .seconds(1)) { reader.count == 7 })
+        #expect(await eventually(within: .seconds(10)) { sut.stats.bytes == stream.count })
+        #expect(await eventually(within: .seconds(10)) { reader.count == 7 })
         await reader.stop()
         #expect(sut.stats.framer.garbageBytes == 0)
     }
@@ -126,10 +126,10 @@ struct NMEAReceiverLinkTests {
         try await sut.powerOn()
         let device = receiverTalking(at: 19200, on: pty)
         let reader = FixCollector(sut)
-        #expect(await eventually(within: .seconds(3)) { reader.count > 0 })
+        #expect(await eventually(within: .seconds(10)) { reader.count > 0 })
         await reader.stop()
         device.cancel()
-        _ = try? await device.value
+        _ = try? await value(of: device)
         var seen: [ReceiverLinkState] = []
         for _ in 0..<4 { if let state = await states.next() { seen.append(state) } }
         #expect(seen == [.connected, .wrongBaud, .autobauding, .connected])
@@ -144,14 +144,14 @@ struct NMEAReceiverLinkTests {
         let reader = FixCollector(sut)
         #expect(await eventually { sut.linkState == .connected })
         writeAll(device.master, nmea(fixes: 2))
-        #expect(await eventually(within: .seconds(2)) { reader.count == 1 })
+        #expect(await eventually(within: .seconds(10)) { reader.count == 1 })
         device.unplug()
-        #expect(await eventually(within: .seconds(2)) { if case .gone = sut.linkState { true } else { false } })
+        #expect(await eventually(within: .seconds(10)) { if case .gone = sut.linkState { true } else { false } })
         try device.plug()
         let replugged = ContinuousClock.now
         #expect(await eventually(within: .seconds(5)) { sut.linkState == .connected })
         writeAll(device.master, nmea(fixes: 2, from: 2))
-        #expect(await eventually(within: .seconds(2)) { reader.count >= 2 })
+        #expect(await eventually(within: .seconds(10)) { reader.count >= 2 })
         #expect(ContinuousClock.now - replugged <= .seconds(5))
         await reader.stop()
         await port.close()

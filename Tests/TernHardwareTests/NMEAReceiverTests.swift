@@ -83,7 +83,7 @@ struct NMEAReceiverTests {
         }
         #expect(await eventually { port.reads == 1 })
         consumer.cancel()
-        try await consumer.value
+        try await value(of: consumer)
         try await Task.sleep(for: .milliseconds(20))
         #expect(port.reads == 1)
     }

@@ -48,8 +48,9 @@ struct ReconnectingSerialPortTests {
         let sut = makeSUT(opener, clock: clock)
         let read = Task { try await sut.read(maxCount: 8) }
         #expect(await eventually { sut.linkState != .connected && opener.calls == 1 })
+        try await clock.sleeperRegistered()  // the back-off
         await clock.advance(by: .milliseconds(101))
-        #expect(try await read.value == [0x41])
+        #expect(try await value(of: read) == [0x41])
         #expect(sut.linkState == .connected)
     }
 
@@ -59,6 +60,7 @@ struct ReconnectingSerialPortTests {
         let sut = makeSUT(opener, clock: clock)
         let read = Task { try await sut.read(maxCount: 8) }
         #expect(await eventually { sut.linkState == .gone(reason: "hang-up or I/O error") })
+        try await clock.sleeperRegistered()  // the back-off
         await clock.advance(by: .milliseconds(99))
         try await Task.sleep(for: .milliseconds(20))
         #expect(opener.calls == 1)
@@ -71,6 +73,7 @@ struct ReconnectingSerialPortTests {
         let sut = makeSUT(opener, clock: clock)
         let read = Task { try await sut.read(maxCount: 8) }
         #expect(await eventually { opener.calls == 1 })
+        try await clock.sleeperRegistered()  // the back-off
         await clock.advance(by: .milliseconds(101))
         #expect(await eventually(nudging: clock) { opener.calls == 2 })
         // The second failure (at 101 ms) waits 200 ms: nothing at 299 ms, a reopen just after 301 ms.
@@ -97,7 +100,7 @@ struct ReconnectingSerialPortTests {
         let read = Task { try await sut.read(maxCount: 8) }
         #expect(await eventually { opener.calls == 1 })
         await sut.close()
-        await #expect(throws: SerialPortError.closed) { try await read.value }
+        await #expect(throws: SerialPortError.closed) { try await value(of: read) }
     }
 
     @Test func cancellingAReadDuringTheBackoffThrowsCancellationError() async throws {
@@ -106,7 +109,7 @@ struct ReconnectingSerialPortTests {
         let read = Task { try await sut.read(maxCount: 8) }
         #expect(await eventually { opener.calls == 1 })
         read.cancel()
-        await #expect(throws: CancellationError.self) { try await read.value }
+        await #expect(throws: CancellationError.self) { try await value(of: read) }
     }
 
     @Test func reopensAtTheBaudRateLastSet() async throws {
@@ -116,6 +119,7 @@ struct ReconnectingSerialPortTests {
         try await sut.setBaudRate(38400)
         let read = Task { try await sut.read(maxCount: 8) }
         #expect(await eventually { opener.calls == 1 && sut.linkState != .connected })
+        try await clock.sleeperRegistered()  // the back-off
         await clock.advance(by: .milliseconds(101))
         #expect(await eventually(nudging: clock) { opener.calls == 2 })
         #expect(opener.bauds == [38400, 38400])
@@ -131,8 +135,9 @@ struct ReconnectingSerialPortTests {
         var states = sut.linkStates().makeAsyncIterator()
         let read = Task { try await sut.read(maxCount: 8) }
         #expect(await eventually { opener.calls == 1 && sut.linkState != .connected })
+        try await clock.sleeperRegistered()  // the back-off
         await clock.advance(by: .milliseconds(101))
-        _ = try await read.value
+        _ = try await value(of: read)
         var seen: [ReceiverLinkState] = []
         for _ in 0..<4 { if let state = await states.next() { seen.append(state) } }
         #expect(seen == [.connecting, .connected, .gone(reason: "hang-up or I/O error"), .connected])
@@ -149,7 +154,7 @@ struct ReconnectingSerialPortTests {
             return (bytes, ContinuousClock.now)
         }
         device.unplug()
-        #expect(await eventually(within: .seconds(2)) { if case .gone = sut.linkState { true } else { false } })
+        #expect(await eventually(within: .seconds(10)) { if case .gone = sut.linkState { true } else { false } })
         try await Task.sleep(for: .milliseconds(150))
         try device.plug()
         let replugged = ContinuousClock.now
@@ -161,9 +166,9 @@ struct ReconnectingSerialPortTests {
                 try await Task.sleep(for: .milliseconds(20))
             }
         }
-        let (bytes, at) = try await reader.value
+        let (bytes, at) = try await value(of: reader)
         talker.cancel()
-        _ = try? await talker.value
+        _ = try? await value(of: talker)
         await sut.close()
         let resumedAfter = at - replugged
         #expect(bytes.first == UInt8(ascii: "B"))

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import TernCore
+import TernTesting
 import Testing
 
 @testable import TernHardware
@@ -85,7 +86,7 @@ struct SerialPortTests {
         try await Task.sleep(for: .milliseconds(300))
         let callsWhileWaiting = sut.syscallCount
         pty.writeToMaster("later")
-        #expect(try await read.value == Array("later".utf8))
+        #expect(try await value(of: read) == Array("later".utf8))
         #expect(callsWhileWaiting <= 1, "a polling read would call read() again and again while waiting")
     }
 
@@ -139,7 +140,7 @@ struct SerialPortTests {
         let read = Task { try await sut.read(maxCount: 64) }
         try await Task.sleep(for: .milliseconds(50))
         pty.closeMaster()
-        await #expect(throws: SerialPortError.disconnected(path: pty.slavePath)) { try await read.value }
+        await #expect(throws: SerialPortError.disconnected(path: pty.slavePath)) { try await value(of: read) }
     }
 
     @Test func cancellingAPendingReadReturnsPromptly() async throws {
@@ -149,7 +150,7 @@ struct SerialPortTests {
         try await Task.sleep(for: .milliseconds(50))
         let start = ContinuousClock.now
         read.cancel()
-        await #expect(throws: CancellationError.self) { try await read.value }
+        await #expect(throws: CancellationError.self) { try await value(of: read) }
         #expect(ContinuousClock.now - start < .milliseconds(200))
     }
 
@@ -159,7 +160,7 @@ struct SerialPortTests {
         let read = Task { try await sut.read(maxCount: 64) }
         try await Task.sleep(for: .milliseconds(50))
         await sut.close()
-        await #expect(throws: SerialPortError.closed) { try await read.value }
+        await #expect(throws: SerialPortError.closed) { try await value(of: read) }
     }
 
     @Test func writingAfterCloseThrowsClosed() async throws {

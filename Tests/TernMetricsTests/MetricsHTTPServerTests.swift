@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 import TernMetrics
 
-@Suite struct MetricsHTTPServerTests {
+@Suite(.timeLimit(.minutes(1))) struct MetricsHTTPServerTests {
     /// Runs a server rendering `text` (counting scrapes) on a free loopback port while `body` runs.
     private func withServer(
         _ text: String, _ body: (URL, @Sendable () -> Int) async throws -> Void

@@ -3,7 +3,7 @@ import Testing
 import TernCore
 import TernSimulation
 
-@Suite struct CollectorTests {
+@Suite(.timeLimit(.minutes(1))) struct CollectorTests {
     @Test func recordsUniquePositionsInArrivalOrder() async throws {
         try await CollectorFixture.withStartedCollector { sut in
             let batch = CollectorFixture.batch(seqs: 1...3)

@@ -1,7 +1,7 @@
 import Testing
 import TernSimulation
 
-@Suite struct ScaledClockTests {
+@Suite(.timeLimit(.minutes(1))) struct ScaledClockTests {
     @Test func runsFasterThanRealTimeBySpeed() async throws {
         let sut = ScaledClock(speed: 100)
         let real = ContinuousClock()

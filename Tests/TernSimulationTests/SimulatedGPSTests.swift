@@ -11,7 +11,7 @@ import Glibc
 #endif
 
 /// The simulated GPS writes into a real PTY; these tests read its slave side as Tern's serial adapter would.
-@Suite struct SimulatedGPSTests {
+@Suite(.timeLimit(.minutes(3))) struct SimulatedGPSTests {
     /// A simulated GPS on a virtual clock, and what it wrote, read from its PTY's slave side.
     private struct Rig {
         let power = SimulatedPowerSwitch()

@@ -16,7 +16,7 @@ import Glibc
 /// clean drain, the collector must hold every sequence number the queue ever gave, 1…N, with no gap.
 ///
 /// `TERN_CRASH_SEED=<n> swift test --filter QueueKillLoopTests` repeats a run's choices.
-@Suite struct QueueKillLoopTests {
+@Suite(.timeLimit(.minutes(5))) struct QueueKillLoopTests {
     static let kills = 200
 
     @Test(.enabled(if: QueueChild.url != nil, "tern-queue-child was not built"))

@@ -12,7 +12,7 @@ import TernTesting
 /// every position the child reported stored. The same files take every cut, one after the other.
 ///
 /// `TERN_CRASH_SEED=<n> swift test --filter QueuePowerLossTests` repeats a run.
-@Suite struct QueuePowerLossTests {
+@Suite(.timeLimit(.minutes(5))) struct QueuePowerLossTests {
     static let seed = QueueChild.seed
 
     @Test(.enabled(if: QueueChild.url != nil, "tern-queue-child was not built"), arguments: [PowerCutHarness.Commit.single, .group])

@@ -6,7 +6,7 @@ import TernTesting
 @testable import TernStore
 
 /// Durability settings, group commits, the capacity rules and the quarantine, on real SQLite files.
-@Suite struct SQLitePositionQueueCapacityTests {
+@Suite(.timeLimit(.minutes(1))) struct SQLitePositionQueueCapacityTests {
     private func makeSUT(
         in dir: URL, maxPositions: Int = 1_000_000, maxBytes: Int = 256 << 20, maxAge: Duration? = nil,
         overflow: QueueCapacity.Overflow = .dropOldest

@@ -5,7 +5,7 @@ import TernTesting
 @testable import TernStore
 
 /// A full disk, for real: a 1 MiB tmpfs (needs root and mount; skipped with the reason otherwise).
-@Suite(.serialized) struct SQLitePositionQueueDiskFullTests {
+@Suite(.timeLimit(.minutes(1)), .serialized) struct SQLitePositionQueueDiskFullTests {
     static let canMount = SmallFileSystem.canMount
 
     /// Positions queued, then the disk filled, then new positions until the disk refuses them.

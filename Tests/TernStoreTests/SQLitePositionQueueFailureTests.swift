@@ -4,7 +4,7 @@ import Testing
 import TernCore
 @testable import TernStore
 
-@Suite struct SQLitePositionQueueFailureTests {
+@Suite(.timeLimit(.minutes(1))) struct SQLitePositionQueueFailureTests {
     @Test func unwritableDataDirectoryThrowsNotWritableNamingThePath() async throws {
         try await withTemporaryDirectory { dir in
             // A path below a regular file cannot be created, even by root.

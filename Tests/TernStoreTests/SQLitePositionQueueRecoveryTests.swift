@@ -7,7 +7,7 @@ import TernTesting
 
 /// Damaged files, upgrades and read-only inspection: the queue never crash-loops and never loses
 /// what still reads.
-@Suite struct SQLitePositionQueueRecoveryTests {
+@Suite(.timeLimit(.minutes(1))) struct SQLitePositionQueueRecoveryTests {
     /// A queue written by Tern's schema v2 (v1 + scheduler memory; before the quarantine and counters
     /// of v3), with 21 positions queued (seq 1…21): made by `tern run` on the simulated board with an
     /// unreachable uplink.

@@ -5,7 +5,7 @@ import Testing
 import TernCore
 @testable import TernStore
 
-@Suite struct SQLitePositionQueueTests {
+@Suite(.timeLimit(.minutes(1))) struct SQLitePositionQueueTests {
     @Test func oldestReturnsPositionsInEnqueueOrder() async throws {
         try await withTemporaryDirectory { dir in
             let sut = try SQLitePositionQueue(path: queuePath(in: dir))

@@ -4,7 +4,7 @@ import Testing
 import TernCore
 @testable import TernStore
 
-@Suite struct SQLiteSchedulerMemoryTests {
+@Suite(.timeLimit(.minutes(1))) struct SQLiteSchedulerMemoryTests {
     private let memory = FixScheduler.Memory(
         elapsedSeconds: 86_000, badTimeSeconds: 120, typicalSpeed: 12.5, ephemerisAgeSeconds: 1800,
         lastFix: .init(time: .seconds(5), coordinate: .init(latitude: 45.81, longitude: 15.97), speed: 0, course: nil, accuracy: 4),

@@ -4,7 +4,7 @@ import TernCore
 import TernSimulation
 @testable import TernUplink
 
-@Suite struct HTTPUplinkTests {
+@Suite(.timeLimit(.minutes(1))) struct HTTPUplinkTests {
     @Test func acceptedBatchIsDelivered() async throws {
         try await UplinkFixture.withCollector { sut, _ in
             #expect(await sut.send(UplinkFixture.batch(1...3)) == .delivered)

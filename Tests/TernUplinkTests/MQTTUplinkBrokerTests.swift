@@ -6,7 +6,7 @@ import TernTesting
 @testable import TernUplink
 
 /// `MQTTUplink` against a real mosquitto, each test with a broker of its own on a free port.
-@Suite(.serialized, .timeLimit(.minutes(1)), .enabled(if: Mosquitto.isInstalled, "\(Mosquitto.missing)"))
+@Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: Mosquitto.isInstalled, "\(Mosquitto.missing)"))
 struct MQTTUplinkBrokerTests {
     static let topic = "owntracks/alice/pi-gps-01"
 
@@ -112,7 +112,7 @@ struct MQTTUplinkBrokerTests {
         }
 
         let (outcomes, left) = try await forward(positions, with: sut)
-        try await restart.value
+        try await value(of: restart)
 
         #expect(left.isEmpty)
         #expect(outcomes.contains { $0 != .delivered }, "the restart went unnoticed: \(outcomes)")

@@ -4,7 +4,7 @@ import Testing
 import TernCore
 @testable import TernUplink
 
-@Suite struct OwnTracksHTTPUplinkTests {
+@Suite(.timeLimit(.minutes(1))) struct OwnTracksHTTPUplinkTests {
     /// Runs `body` with an uplink pointed at a started Recorder stub answering `replies` first.
     private func withRecorder(
         replies: [RecorderStub.Reply] = [], username: String? = "alice", password: String? = "s3cret",

@@ -3,7 +3,7 @@ import Testing
 import TernCore
 import TernUplink
 
-@Suite struct RouteConnectivityTests {
+@Suite(.timeLimit(.minutes(1))) struct RouteConnectivityTests {
     /// Temporary route files the test can rewrite while the connectivity polls them.
     struct RouteFiles {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tern-route-\(UUID().uuidString)")

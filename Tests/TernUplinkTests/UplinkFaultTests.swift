@@ -10,7 +10,7 @@ import TernTesting
 /// The forwarder and each HTTP uplink against a server that misbehaves (500, 503 and 429 with
 /// Retry-After, connections closed without an answer, answers cut mid-body, slow and stalled
 /// answers, random faults): every queued position arrives exactly once after dedupe, in order.
-@Suite struct UplinkFaultTests {
+@Suite(.timeLimit(.minutes(3))) struct UplinkFaultTests {
     enum Wire: String, CaseIterable, Sendable { case tern, traccar }
 
     /// Queues `count` positions, forwards them through `protocol` to a collector meeting `faults`
