@@ -1,7 +1,9 @@
 /// Waits (in real time, checking every millisecond) until `condition` holds; returns whether it did.
-/// For letting concurrent work settle in tests — never a timing assertion.
+/// For letting concurrent work settle in tests — never a timing assertion. The default limit is
+/// generous: it costs nothing when the condition comes true, and a full parallel run on 2 cores can
+/// keep a task from running for several seconds.
 public func eventually(
-    within limit: Duration = .seconds(5), _ condition: @Sendable () async throws -> Bool
+    within limit: Duration = .seconds(30), _ condition: @Sendable () async throws -> Bool
 ) async rethrows -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: limit)
