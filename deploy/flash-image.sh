@@ -130,7 +130,11 @@ if [ -n "$DEB" ]; then
     deb_package=$(dpkg-deb -f "$DEB" Package 2>/dev/null) || usage_error "--deb $DEB is not a Debian package (dpkg-deb cannot read it)"
     deb_arch=$(dpkg-deb -f "$DEB" Architecture)
     [ "$deb_package" = tern ] || note "warning: --deb holds package '$deb_package', not 'tern'"
-    case "$deb_arch" in arm64 | armhf | all) ;; *) note "warning: --deb is built for $deb_arch: a Raspberry Pi needs arm64 (64-bit OS) or armhf" ;; esac
+    case "$deb_arch" in
+        arm64 | all) ;;
+        armhf | armel) usage_error "--deb is built for $deb_arch (32-bit): Tern needs the 64-bit Raspberry Pi OS (arm64) on a Pi 3, 4, 5 or Zero 2 W; Debian ships no Swift toolchain for 32-bit ARM" ;;
+        *) note "warning: --deb is built for $deb_arch: a Raspberry Pi needs arm64 (64-bit Raspberry Pi OS)" ;;
+    esac
 fi
 
 # ---------------------------------------------------------------- helpers
@@ -295,6 +299,13 @@ if [ -z "$FIRST_BOOT" ]; then
     fi
 else
     why="--first-boot"
+fi
+if [ -e "$ROOT_MNT/usr/lib/ld-linux-armhf.so.3" ] || [ -e "$ROOT_MNT/lib/ld-linux-armhf.so.3" ]; then
+    [ -e "$ROOT_MNT/usr/lib/ld-linux-aarch64.so.1" ] || [ -e "$ROOT_MNT/lib/ld-linux-aarch64.so.1" ] ||
+        EXIT_CODE=65 die "the image is a 32-bit Raspberry Pi OS (armhf): Tern needs the 64-bit one (arm64); Debian ships no Swift toolchain for 32-bit ARM"
+fi
+if [ -n "${DEB:-}" ] && [ "$codename" = bookworm ] && dpkg-deb -f "$DEB" Version | grep -q '~deb13'; then
+    note "warning: --deb is built for trixie (~deb13) and the image is bookworm: it will not install (it needs trixie's glibc and libgpiod 2)"
 fi
 note "image      ${pretty:-unknown OS} (${codename:-no VERSION_CODENAME}); boot partition at $BOOT_MOUNT"
 note "first boot $FIRST_BOOT ($why)"

@@ -9,6 +9,11 @@
 #   --depends LIST  the Depends: line instead of the computed one (e.g. when packaging an arm64
 #                   binary on an amd64 machine without the arm64 libraries installed)
 #   --lintian       run lintian on the result; exit 1 if it reports an error
+#   --release R     the Debian release the binary was linked for (bookworm, trixie): "~deb12" or
+#                   "~deb13" ends the version, so that the two releases' packages never share a name
+#   --sysroot DIR   the sysroot a cross-built binary was linked against (deploy/cross/toolchain.sh):
+#                   Depends computed from its packages' symbols files (deploy/cross/depends.py),
+#                   the version read by running the binary under qemu-user
 # env: DEB_OUT (default dist/) where tern_<version>_<arch>.deb is written;
 #      DEB_MAINTAINER ("Name <mail>") for control and changelog; SOURCE_DATE_EPOCH for the dates.
 #
@@ -19,7 +24,7 @@
 set -euo pipefail
 
 die() { echo "package-deb.sh: $*" >&2; exit 1; }
-usage() { sed -n '2,18p' "$0"; }
+usage() { sed -n '2,23p' "$0"; }
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ARCH=""
@@ -27,8 +32,12 @@ BINARY="$REPO/.build/release/tern"
 VERSION=""
 DEPENDS=""
 LINTIAN=0
+RELEASE=""
+SYSROOT=""
 while [ $# -gt 0 ]; do
     case "$1" in
+        --release) [ $# -ge 2 ] || die "--release needs bookworm or trixie"; RELEASE=$2; shift 2 ;;
+        --sysroot) [ $# -ge 2 ] || die "--sysroot needs a directory"; SYSROOT=$2; shift 2 ;;
         --binary) [ $# -ge 2 ] || die "--binary needs a path"; BINARY=$2; shift 2 ;;
         --version) [ $# -ge 2 ] || die "--version needs a version, e.g. 0.9.0-1"; VERSION=$2; shift 2 ;;
         --depends) [ $# -ge 2 ] || die "--depends needs a list, e.g. 'libc6, libgpiod2, libsqlite3-0'"; DEPENDS=$2; shift 2 ;;
@@ -72,12 +81,26 @@ for lib in "${NEEDED[@]}"; do
     esac
 done
 
+case "$RELEASE" in
+    "") SUFFIX="" ;;
+    bookworm) SUFFIX="~deb12" ;;
+    trixie) SUFFIX="~deb13" ;;
+    *) die "--release must be bookworm or trixie, got '$RELEASE'" ;;
+esac
+[ -z "$SYSROOT" ] || [ -d "$SYSROOT" ] || die "no sysroot at $SYSROOT (deploy/cross/toolchain.sh makes one)"
+run_binary() {  # the binary, natively or under qemu-user with its sysroot
+    if [ "$NATIVE" = 1 ]; then "$BINARY" "$@"
+    elif [ -n "$SYSROOT" ] && command -v qemu-aarch64-static >/dev/null && [ "$ARCH" = arm64 ]; then
+        qemu-aarch64-static -L "$SYSROOT" "$BINARY" "$@"
+    else return 1; fi
+}
 if [ -z "$VERSION" ]; then
-    [ "$NATIVE" = 1 ] || die "cannot run a $ARCH binary here to read its version: pass --version"
-    VERSION=$("$BINARY" --version 2>/dev/null | sed -n '1s/^tern \([0-9][0-9A-Za-z.+~]*\).*/\1/p') || true
+    VERSION=$(run_binary --version 2>/dev/null | sed -n '1s/^tern \([0-9][0-9A-Za-z.+~]*\).*/\1/p') ||
+        die "cannot run a $ARCH binary here to read its version: pass --version, or --sysroot with qemu-user-static installed"
     [ -n "$VERSION" ] || die "'$BINARY --version' did not print 'tern X.Y.Z …': pass --version"
 fi
 case "$VERSION" in *-*) ;; *) VERSION="$VERSION-1" ;; esac
+case "$VERSION" in *~deb1[0-9]*) ;; *) VERSION="$VERSION$SUFFIX" ;; esac
 [[ "$VERSION" =~ ^[0-9][A-Za-z0-9.+~]*-[A-Za-z0-9.+~]+$ ]] ||
     die "version '$VERSION' is not a Debian version like 0.9.0-1"
 UPSTREAM=${VERSION%-*}
@@ -122,6 +145,12 @@ soname_package() { # the Debian package shipping a soname, when dpkg-shlibdeps c
         *) return 1 ;;
     esac
 }
+if [ -z "$DEPENDS" ] && [ -n "$SYSROOT" ]; then
+    control="$(dirname "$SYSROOT")/debian-control"
+    [ -d "$control" ] || die "no $control beside the sysroot: remake it with deploy/cross/toolchain.sh"
+    DEPENDS=$(python3 "$REPO/deploy/cross/depends.py" "$ROOT/usr/bin/tern" "$control") ||
+        die "cannot compute Depends from $control (see above)"
+fi
 if [ -z "$DEPENDS" ] && [ "$NATIVE" = 1 ] && command -v dpkg-shlibdeps >/dev/null; then
     mkdir -p "$WORK/src/debian"
     printf 'Source: tern\n\nPackage: tern\nArchitecture: any\n' >"$WORK/src/debian/control"

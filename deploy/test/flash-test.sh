@@ -343,6 +343,11 @@ check "an unknown --board exits 64 and lists the profiles" bash -c "test $status
 status=0
 "$FLASH" --image "$T/bookworm.img" --out "$T/x.img" --board load-switch --wifi-ssid x >"$T/err.out" 2>&1 || status=$?
 check "--wifi-ssid alone exits 64 naming the missing options" bash -c "test $status = 64 && grep -q 'wifi-psk' '$T/err.out'"
+sed -i 's/^Architecture: arm64/Architecture: armhf/' "$T/deb/DEBIAN/control"
+dpkg-deb --root-owner-group -Zxz --build "$T/deb" "$T/tern_0.0.0_armhf.deb" >/dev/null
+status=0
+"$FLASH" --image "$T/bookworm.img" --out "$T/x.img" --board load-switch --deb "$T/tern_0.0.0_armhf.deb" >"$T/err.out" 2>&1 || status=$?
+check "a 32-bit (armhf) package exits 64 asking for the 64-bit OS" bash -c "test $status = 64 && grep -q '64-bit Raspberry Pi OS' '$T/err.out'"
 check "no loop device or partition is left attached" bash -c "! losetup -j '$T/bookworm.img' | grep -q . && ! losetup -j '$T/usb.img' | grep -q ."
 
 echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
