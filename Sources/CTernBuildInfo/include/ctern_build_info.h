@@ -1,11 +1,11 @@
 #ifndef CTERN_BUILD_INFO_H
 #define CTERN_BUILD_INFO_H
 
-/// The git commit Tern was built from: `swift build -Xcc -DTERN_GIT_COMMIT='"abc1234"'` (deploy/build.sh
-/// passes it); "unknown" otherwise.
+/// The git commit Tern was built from (deploy/build.sh writes it into build_info_generated.h beside
+/// build_info.c for the build); "unknown" otherwise.
 const char *tern_build_commit(void);
 
-/// The build date (UTC, YYYY-MM-DD): `-Xcc -DTERN_BUILD_DATE='"2026-11-25"'`; "unknown" otherwise.
+/// The build date (UTC, YYYY-MM-DD), likewise; "unknown" otherwise.
 const char *tern_build_date(void);
 
 #endif
