@@ -78,7 +78,9 @@ struct ReceiverCommandPTYTests {
             stderr: String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
     }
 
-    private static func send(_ words: [String], chipset: String = "mediatek", timeout: String = "2s") -> (String) ->
+    /// The reply timeout is generous where a reply comes (the scripted receiver is a task of this test
+    /// process, which a full parallel run on 2 cores can starve for seconds); it costs nothing then.
+    private static func send(_ words: [String], chipset: String = "mediatek", timeout: String = "15s") -> (String) ->
         [String]
     {
         { ["receiver", "send", "--force", "--device", $0, "--baud", "9600", "--chipset", chipset, "--timeout", timeout] + words }
