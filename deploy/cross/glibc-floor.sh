@@ -58,12 +58,10 @@ for lib, versions in sorted(needs(binary).items()):
             highest[family] = v
         if v not in have:
             missing.append(f"{v} from {lib}")
-    for family in ("GLIBC", "GLIBCXX"):
-        top = max((v for v in have if v.startswith(family + "_") and re.match(r"^[A-Z]+_[\d.]+$", v)), key=key, default=None)
-        if top and family in ("GLIBC",) and lib == "libc.so.6":
-            print(f"release's libc.so.6 defines up to {top}")
-        if top and family == "GLIBCXX" and lib == "libstdc++.so.6":
-            print(f"release's libstdc++.so.6 defines up to {top}")
+    family = {"libc.so.6": "GLIBC", "libstdc++.so.6": "GLIBCXX"}.get(lib)
+    top = max((v for v in have if re.fullmatch(rf"{family}_[\d.]+", v)), key=key, default=None) if family else None
+    if top:
+        print(f"release's {lib} defines up to {top}")
 for family in ("GLIBC", "GLIBCXX"):
     if family in highest:
         print(f"{os.path.basename(binary)} needs up to {highest[family]}")
