@@ -43,15 +43,10 @@ esac
 if [ "$ARCH" = arm64 ] && [ "$(uname -m)" != aarch64 ]; then
     exec deploy/cross/build.sh --release "$RELEASE" ${OUT:+--out "$OUT"}
 fi
-commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then commit="$commit-dirty"; fi
-date=$(date -u +%Y-%m-%d)
-# The commit and date `tern --version` reports, in a header only build_info.c includes (-Xcc -D
-# flags would change every module's command line and rebuild every package on each commit).
-info=Sources/CTernBuildInfo/build_info_generated.h
-printf '#define TERN_GIT_COMMIT "%s"\n#define TERN_BUILD_DATE "%s"\n' "$commit" "$date" > "$info"
-touch Sources/CTernBuildInfo/build_info.c  # recompiled even where the last build saw no header
-trap 'rm -f "$info"' EXIT
+# shellcheck source=lib/build-info.sh
+. deploy/lib/build-info.sh
+write_build_info .
+trap 'remove_build_info .' EXIT
 args=(-c release --product tern --static-swift-stdlib)
 if [ -n "$SDK" ]; then
     args+=(--swift-sdk "$SDK")

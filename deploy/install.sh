@@ -62,11 +62,11 @@ if [ "$BUILD" = 1 ]; then
         echo "install.sh: swift not found: install a Swift 6 toolchain, or build elsewhere and use --skip-build" >&2
         exit 69
     fi
-    COMMIT=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
-    BUILT=$(date -u -d "@${SOURCE_DATE_EPOCH:-$(date +%s)}" +%Y-%m-%d)
     # The commit and date `tern --version` reports (CTernBuildInfo).
-    run swift build -c release --product tern --package-path "$REPO" \
-        -Xcc "-DTERN_GIT_COMMIT=\"$COMMIT\"" -Xcc "-DTERN_BUILD_DATE=\"$BUILT\""
+    # shellcheck source=lib/build-info.sh
+    . "$REPO/deploy/lib/build-info.sh"
+    [ "$DRY_RUN" = 1 ] || { write_build_info "$REPO"; trap 'remove_build_info "$REPO"' EXIT; }
+    run swift build -c release --product tern --package-path "$REPO"
 fi
 if [ "$DRY_RUN" = 0 ] && [ ! -x "$REPO/.build/release/tern" ]; then
     echo "install.sh: $REPO/.build/release/tern is missing: build it first (drop --skip-build)" >&2

@@ -33,9 +33,11 @@ bind() {  # bind SOURCE TARGET-IN-CHROOT
     mount --bind "$1" "$sid$2"
     mounts=("$sid$2" "${mounts[@]}")
 }
+# shellcheck source=../lib/build-info.sh
+. "$repo/deploy/lib/build-info.sh"
 cleanup() {
     for m in "${mounts[@]}"; do umount -l "$m" 2>/dev/null || true; done
-    rm -f "$repo/Sources/CTernBuildInfo/build_info_generated.h"
+    remove_build_info "$repo"
 }
 trap cleanup EXIT
 mountpoint -q "$sid/proc" || { mount -t proc proc "$sid/proc"; mounts=("$sid/proc" "${mounts[@]}"); }
@@ -57,14 +59,7 @@ while read -r key value; do
 done < "$sid/root/.gitconfig.tern"
 git config --file "$sid/root/.gitconfig" --add safe.directory '*'
 
-commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then commit="$commit-dirty"; fi
-date=$(date -u +%Y-%m-%d)
-# The commit and date `tern --version` reports, in a header only build_info.c includes (-Xcc -D
-# flags would change every module's command line and rebuild every package on each commit).
-info=Sources/CTernBuildInfo/build_info_generated.h
-printf '#define TERN_GIT_COMMIT "%s"\n#define TERN_BUILD_DATE "%s"\n' "$commit" "$date" > "$info"
-touch Sources/CTernBuildInfo/build_info.c  # recompiled even where the last build saw no header
+write_build_info "$repo"
 args=(-c release --product tern --static-swift-stdlib --swift-sdks-path /sdk --swift-sdk "$sdk"
       --scratch-path ".build-arm64-$RELEASE")
 in_sid() { chroot "$sid" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }

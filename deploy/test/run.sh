@@ -65,10 +65,13 @@ BINARY="$REPO/.build/release/tern"
 if [ "$BUILD" = 1 ]; then
     echo "==> release build"
     SECONDS=0
-    COMMIT=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
-    BUILT=$(date -u -d "@${SOURCE_DATE_EPOCH:-$(date +%s)}" +%Y-%m-%d)
-    if (cd "$REPO" && swift build -c release --static-swift-stdlib --product tern \
-        -Xcc "-DTERN_GIT_COMMIT=\"$COMMIT\"" -Xcc "-DTERN_BUILD_DATE=\"$BUILT\""); then
+    # shellcheck source=../lib/build-info.sh
+    . "$REPO/deploy/lib/build-info.sh"
+    write_build_info "$REPO"
+    built=0
+    (cd "$REPO" && swift build -c release --static-swift-stdlib --product tern) && built=1
+    remove_build_info "$REPO"
+    if [ "$built" = 1 ]; then
         echo "ok   release build"; PASSED=$((PASSED + 1)); step_result ok "release build" "$SECONDS" ""
     else
         echo "FAIL release build"; FAILED=$((FAILED + 1)); step_result FAIL "release build" "$SECONDS" "swift build failed"
