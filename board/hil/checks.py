@@ -23,7 +23,9 @@ import threading, time, tomllib, tty
 BAUDS = {4800: termios.B4800, 9600: termios.B9600, 19200: termios.B19200, 38400: termios.B38400,
          57600: termios.B57600, 115200: termios.B115200}
 FIX_LINE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")      # a fix printed by `tern nmea tail`
-POWER_LOG = re.compile(r"\[TernHardware\] GPS power (on|off)\b")  # `tern run` with log_level debug
+# `tern run` with log_level debug: "[TernHardware] GPS power on" on a terminal, "GPS power on component=…"
+# under systemd (the journal)
+POWER_LOG = re.compile(r"\bGPS power (on|off)\b")
 
 
 def nmea_ok(line: bytes) -> bool:
@@ -360,6 +362,159 @@ def hil_config(profile_text, overrides, sections):
     return "\n".join(top + out) + "\n"
 
 
+def memory_of(pid):
+    """VmRSS, RssAnon and VmHWM of a process, from /proc/PID/status."""
+    try:
+        text = open("/proc/%d/status" % pid).read()
+    except (OSError, TypeError):
+        return None
+    got = dict(re.findall(r"^(VmRSS|RssAnon|VmHWM):\s+(\d+) kB", text, re.M))
+    return "VmRSS %s kB, RssAnon %s kB, VmHWM %s kB" % (got.get("VmRSS", "?"), got.get("RssAnon", "?"), got.get("VmHWM", "?"))
+
+
+class ProcessDaemon:
+    """`tern run --config CFG` as a child of the checks (a Pi's --board run, the emulated board)."""
+    name = "tern run"
+
+    def __init__(self, tern, work):
+        self.tern, self.config_path = tern, os.path.join(work, "tern-hil.toml")
+        self.log_path = os.path.join(work, "tern-run.log")
+        self.proc = None
+
+    def write_config(self, text):
+        with open(self.config_path, "w") as f:
+            f.write(text)
+
+    def restore_config(self):
+        pass
+
+    def start(self, cfg, on_line):
+        logf = open(self.log_path, "w")
+        self.proc = subprocess.Popen([self.tern, "run", "--config", cfg], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+        def read_log():
+            for raw in self.proc.stderr:
+                now = time.time()
+                line = raw.decode(errors="replace").rstrip()
+                logf.write("%.3f %s\n" % (now, line))
+                on_line(now, line)
+            logf.close()
+        self.reader = threading.Thread(target=read_log, daemon=True)
+        self.reader.start()
+        return None
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def exit_description(self):
+        return "exited with %d" % self.proc.returncode
+
+    def memory(self):
+        return memory_of(self.proc.pid)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                self.reader.join(5)
+                return "tern run did not stop within 20 s of SIGTERM"
+        self.reader.join(5)
+        return None
+
+
+class ServiceDaemon:
+    """The installed service (systemctl, its hardened unit, User=tern) with the HIL settings in
+    /etc/tern/tern.toml (the original is put back afterwards); its log comes from the journal."""
+    name = "the tern service"
+    unit = "tern.service"
+
+    def __init__(self, work):
+        self.config_path = "/etc/tern/tern.toml"
+        self.saved = os.path.join(work, "tern.toml.before-hil")
+        self.log_path = os.path.join(work, "tern-service.log")
+        self.journal = None
+
+    def write_config(self, text):
+        if os.path.exists(self.config_path) and not os.path.exists(self.saved):
+            shutil.copy2(self.config_path, self.saved)
+        with open(self.config_path, "w") as f:
+            f.write(text)
+
+    def restore_config(self):
+        if os.path.exists(self.saved):
+            shutil.copy2(self.saved, self.config_path)
+            os.unlink(self.saved)
+
+    def _show(self, *props):
+        r = subprocess.run(["systemctl", "show", self.unit] + ["-p" + p for p in props], capture_output=True, text=True)
+        return dict(l.split("=", 1) for l in r.stdout.splitlines() if "=" in l)
+
+    def start(self, cfg, on_line):
+        since = time.time()
+        r = subprocess.run(["systemctl", "restart", self.unit], capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            return "systemctl restart tern failed: %s; %s" % (r.stderr.strip(), self._status())
+        logf = open(self.log_path, "w")
+        self.journal = subprocess.Popen(["journalctl", "-u", self.unit, "-f", "-o", "json", "--since", "@%d" % int(since)],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+        def read_journal():
+            for raw in self.journal.stdout:
+                try:
+                    e = json.loads(raw)
+                except ValueError:
+                    continue
+                t = int(e.get("_SOURCE_REALTIME_TIMESTAMP") or e.get("__REALTIME_TIMESTAMP", 0)) / 1e6
+                msg = e.get("MESSAGE")
+                if not isinstance(msg, str) or t < since:
+                    continue
+                logf.write("%.3f %s\n" % (t, msg))
+                logf.flush()
+                on_line(t, msg)
+            logf.close()
+        self.reader = threading.Thread(target=read_journal, daemon=True)
+        self.reader.start()
+        return None
+
+    def _status(self):
+        return subprocess.run(["systemctl", "status", "--no-pager", "-n", "5", self.unit], capture_output=True,
+                              text=True).stdout.strip().replace("\n", " | ")
+
+    def alive(self):
+        return subprocess.run(["systemctl", "is-active", "--quiet", self.unit]).returncode == 0
+
+    def exit_description(self):
+        p = self._show("Result", "ExecMainStatus", "NRestarts")
+        return "stopped (Result=%s, exit %s, %s restarts)" % (p.get("Result"), p.get("ExecMainStatus"), p.get("NRestarts"))
+
+    def memory(self):
+        p = self._show("MainPID", "User")
+        pid = int(p.get("MainPID", "0") or 0)
+        if not pid:
+            return None
+        try:
+            user = __import__("pwd").getpwuid(os.stat("/proc/%d" % pid).st_uid).pw_name
+        except (OSError, KeyError):
+            user = "?"
+        return "running as %s, %s" % (user, memory_of(pid))
+
+    def stop(self):
+        r = subprocess.run(["systemctl", "stop", self.unit], capture_output=True, text=True, timeout=60)
+        p = self._show("Result", "ExecMainStatus", "NRestarts")
+        if self.journal:
+            time.sleep(1.0)
+            self.journal.terminate()
+            self.reader.join(5)
+        if r.returncode != 0 or p.get("Result") != "success" or p.get("NRestarts", "0") != "0":
+            return "the service did not stop cleanly (systemctl stop exit %d, Result=%s, exit %s, %s restarts)" % (
+                r.returncode, p.get("Result"), p.get("ExecMainStatus"), p.get("NRestarts"))
+        return None
+
+
 class Checks:
     def __init__(self, a):
         self.a = a
@@ -603,18 +758,33 @@ class Checks:
     def check_scheduler(self):
         self.power.release()
         work = self.a.work
-        srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Collector)
-        threading.Thread(target=srv.serve_forever, daemon=True).start()
-        url = "http://127.0.0.1:%d/positions" % srv.server_address[1]
-        cfg = os.path.join(work, "tern-hil.toml")
-        overrides = {("", "data_dir"): os.path.join(work, "data"), ("", "status_file"): os.path.join(work, "status.json"),
-                     ("", "control_socket"): os.path.join(work, "control.sock"), ("", "log_level"): "debug",
-                     ("", "device"): "tern-hil", ("receiver", "device"): self.dev, ("receiver", "baud"): self.baud}
+        srv = None
+        url = self.a.uplink_url
+        if not url:
+            srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Collector)
+            threading.Thread(target=srv.serve_forever, daemon=True).start()
+            url = "http://127.0.0.1:%d/positions" % srv.server_address[1]
+        overrides = {("", "log_level"): "debug", ("", "device"): "tern-hil",
+                     ("receiver", "device"): self.dev, ("receiver", "baud"): self.baud}
+        if self.a.service:
+            daemon = ServiceDaemon(work)      # the unit's own data, status and control paths
+        else:
+            daemon = ProcessDaemon(self.a.tern, work)
+            overrides.update({("", "data_dir"): os.path.join(work, "data"), ("", "status_file"): os.path.join(work, "status.json"),
+                              ("", "control_socket"): os.path.join(work, "control.sock")})
+            shutil.rmtree(os.path.join(work, "data"), ignore_errors=True)
         sections = {"scheduler": {"policy": "fixed", "interval": "%ds" % self.a.interval, "acquisition_timeout": "60s"},
                     "uplink": {"url": url, "batch_size": 20, "timeout": "5s"}}
-        shutil.rmtree(os.path.join(work, "data"), ignore_errors=True)
-        with open(cfg, "w") as f:
-            f.write(hil_config(self.prof_text, overrides, sections))
+        cfg = daemon.config_path
+        daemon.write_config(hil_config(self.prof_text, overrides, sections))
+        try:
+            self._scheduler_run(daemon, cfg)
+        finally:
+            daemon.restore_config()
+            if srv:
+                srv.shutdown()
+
+    def _scheduler_run(self, daemon, cfg):
         r = self.tern("config", "check", cfg)
         if r.returncode not in (0, 2):
             self.doctor_result = False
@@ -638,41 +808,37 @@ class Checks:
         elif self.a.sim_state_log:
             sim_log, how = self.a.sim_state_log, "the simulated receiver's own state log"
         t_start = time.time()
-        logf = open(os.path.join(work, "tern-run.log"), "w")
-        tp = subprocess.Popen([self.a.tern, "run", "--config", cfg], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         tern_tr = []
 
-        def read_log():
-            for raw in tp.stderr:
-                now = time.time()
-                line = raw.decode(errors="replace").rstrip()
-                logf.write("%.3f %s\n" % (now, line))
-                mm = POWER_LOG.search(line)
-                if mm:
-                    tern_tr.append((now, mm.group(1)))
-        lt = threading.Thread(target=read_log, daemon=True)
-        lt.start()
+        def on_line(now, line):
+            mm = POWER_LOG.search(line)
+            if mm:
+                tern_tr.append((now, mm.group(1)))
+        start_error = daemon.start(cfg, on_line)
+        if start_error:
+            self.doctor_result = False
+            if sampler:
+                sampler.finish()
+            return self.report("scheduler", "fail", start_error)
         run_for = self.a.minutes * 60.0
         doctor_at = t_start + min(max(30.0, run_for / 2), run_for - 5)
-        status = None
-        while time.time() < t_start + run_for and tp.poll() is None:
+        status, memory = None, None
+        while time.time() < t_start + run_for and daemon.alive():
             if self.doctor_result is None and time.time() >= doctor_at:
                 self.doctor_result = self.tern("doctor", "--config", cfg, timeout=60)
             time.sleep(0.5)
-        crashed = tp.poll()
+        crashed = None if daemon.alive() else daemon.exit_description()
         if crashed is None:
             st = self.tern("status", "--config", cfg, "--json")
             try:
                 status = json.loads(st.stdout)
             except ValueError:
                 status = None
-            tp.send_signal(signal.SIGTERM)
-            try:
-                tp.wait(20)
-            except subprocess.TimeoutExpired:
-                tp.kill()
-                tp.wait()
-        lt.join(5)
+            memory = daemon.memory()
+            stop_problem = daemon.stop()
+        else:
+            stop_problem = None
+            daemon.stop()
         time.sleep(1.0)
         line_tr = sampler.finish() if sampler else None
         if sampler and not sampler.valid:
@@ -689,11 +855,9 @@ class Checks:
                         initial = f[1]
             except OSError:
                 line_tr = None
-        srv.shutdown()
-        logf.close()
         if crashed is not None:
-            return self.report("scheduler", "fail", "tern run exited with %d after %.0f s (log: %s)"
-                               % (crashed, time.time() - t_start, logf.name))
+            return self.report("scheduler", "fail", "%s %s after %.0f s (log: %s)"
+                               % (daemon.name, crashed, time.time() - t_start, daemon.log_path))
         # drop repeats (a power-off while already off changes nothing on the line)
         dedup, state = [], initial
         for t, s in tern_tr:
@@ -702,10 +866,16 @@ class Checks:
                 state = s
         ons = sum(1 for _, s in dedup if s == "on")
         gw = (status or {}).get("daemon", {}).get("gateway", {})
-        extra = "%d power-ons in %.1f min, %s fixes accepted, %d batches uploaded" % (
-            ons, self.a.minutes, gw.get("fixes_accepted", "?"), Collector.received)
+        up = (status or {}).get("daemon", {}).get("uplink", {})
+        extra = "%s: %d power-ons in %.1f min, %s fixes accepted, %s" % (
+            daemon.name, ons, self.a.minutes, gw.get("fixes_accepted", "?"),
+            "%d batches uploaded" % Collector.received if not self.a.uplink_url else "uploading to %s" % self.a.uplink_url)
+        if memory:
+            extra += ", " + memory
+        if stop_problem:
+            return self.report("scheduler", "fail", "%s; %s (log %s)" % (extra, stop_problem, daemon.log_path))
         if ons < 2:
-            return self.report("scheduler", "fail", "the scheduler did not cycle the receiver (%s; log %s)" % (extra, logf.name))
+            return self.report("scheduler", "fail", "the scheduler did not cycle the receiver (%s; log %s)" % (extra, daemon.log_path))
         if line_tr is None:
             return self.report("scheduler", "skip", "%s; tern's power log not compared: no independent view of the "
                                "receiver's power on this board (%s%s)" % (extra, self.power.describe(), "; " + how if how else ""))
@@ -728,7 +898,7 @@ class Checks:
         if sampler:
             detail += " (%d samples)" % sampler.samples
         if problems:
-            detail += ": " + "; ".join(problems[:5]) + (" …" if len(problems) > 5 else "") + " (log %s)" % logf.name
+            detail += ": " + "; ".join(problems[:5]) + (" …" if len(problems) > 5 else "") + " (log %s)" % daemon.log_path
         self.report("scheduler", "fail" if problems else "ok", detail)
 
     def report_doctor(self):
@@ -790,6 +960,9 @@ def main():
     p.add_argument("--only", help="comma-separated checks to run")
     p.add_argument("--work", default="/tmp/tern-hil-checks")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--service", action="store_true",
+                   help="scheduler/doctor: run the installed service (systemctl, /etc/tern/tern.toml) instead of tern run")
+    p.add_argument("--uplink-url", help="the server tern uploads to during the scheduler check (default: a local one)")
     a = p.parse_args()
     if not os.path.exists(a.tern):
         print("checks: no tern binary at %s: pass --tern PATH" % a.tern, file=sys.stderr)

@@ -4,12 +4,22 @@
 # other end is a simulated receiver, paced at the real baud rate by uart-bridge.py).
 #
 # usage: board/hil/run.sh --emulated [--profile NAME] [--json] [--minutes N] [--tern PATH] [--only LIST]
+#        board/hil/run.sh --emulated-pi [--profile NAME] [--deb PATH] [--minutes N] [--only LIST]
 #        board/hil/run.sh --board PROFILE [--device DEV] [--json] [--minutes N] [--tern PATH] [--interactive]
+#                         [--service [--uplink-url URL]] [--unplug-cmd CMD --replug-cmd CMD]
 #   PROFILE / NAME: a board profile, board/NAME.toml or a path (e.g. load-switch, waveshare-l76x,
 #   adafruit-ultimate-gps, uputronics-ublox-m8). --emulated defaults to load-switch and supports the
 #   gpio, pmtk-standby and ubx-backup methods (the simulator has no L76X STANDBY/FORCE_ON pins).
 #   --minutes N: how long `tern run` cycles the receiver (default 10). --only uart,power,...: a subset.
 #   --interactive (Pi): asks you to pull and replace the receiver's TX wire for the unplug check.
+#   --service (Pi): the scheduler and doctor checks run the installed service (systemctl, its hardened
+#   unit, User=tern) with the HIL settings written to /etc/tern/tern.toml (put back afterwards)
+#   instead of `tern run` as root; --uplink-url is the server it uploads to (default: a local one).
+#   --emulated-pi: an emulated Raspberry Pi 3 B (QEMU raspi3b, Debian trixie arm64, board/hil/pi/):
+#   installs the arm64 .deb (--deb, default the newest dist/tern_*~deb13_arm64.deb) with dpkg and runs
+#   this script's --board --service path inside it on the Pi's PL011 and gpiochip0, the receiver
+#   simulated on this machine (sim-receiver.py, paced at the baud rate), the server too
+#   (board/hil/pi/rig-server.py: one more check, `uplink`, that the positions arrived once and in order).
 # Each check prints `ok`, `FAIL` or `skip (reason)`; with --json the last line is
 # {"checks":[{"name":…,"status":"ok"|"fail"|"skip","detail":…}]}.
 # Exit: 0 no FAIL; 1 a FAIL; 2 usage or a broken setup (named); 77 the emulated rig cannot run on
@@ -20,10 +30,17 @@ REPO=$(cd "$HERE/../.." && pwd)
 die() { echo "hil: $*" >&2; exit 2; }
 not_run() { echo "hil: NOT RUN: $*" >&2; exit 77; }
 
-TARGET="" PROFILE="" JSON="" MINUTES=10 TERN="${TERN:-}" ONLY="" DEVICE="" INTERACTIVE=""
+TARGET="" PROFILE="" JSON="" MINUTES=10 TERN="${TERN:-}" ONLY="" DEVICE="" INTERACTIVE="" SERVICE="" UPLINK_URL=""
+UNPLUG_CMD="" REPLUG_CMD="" DEB=""
 while [ $# -gt 0 ]; do
     case $1 in
         --emulated) TARGET=emulated ;;
+        --emulated-pi) TARGET=emulated-pi ;;
+        --deb) DEB=${2:?--deb needs a path}; shift ;;
+        --service) SERVICE=--service ;;
+        --uplink-url) UPLINK_URL=${2:?}; shift ;;
+        --unplug-cmd) UNPLUG_CMD=${2:?}; shift ;;
+        --replug-cmd) REPLUG_CMD=${2:?}; shift ;;
         --board) TARGET=board; PROFILE=${2:?--board needs a profile}; shift ;;
         --profile) PROFILE=${2:?--profile needs a name}; shift ;;
         --json) JSON=--json ;;
@@ -37,7 +54,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-[ -n "$TARGET" ] || die "say --emulated or --board PROFILE (see --help)"
+[ -n "$TARGET" ] || die "say --emulated, --emulated-pi or --board PROFILE (see --help)"
 [[ $MINUTES =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--minutes takes a number, not '$MINUTES'"
 PROFILE=${PROFILE:-load-switch}
 if [ -f "$PROFILE" ]; then PROFILE_FILE=$(cd "$(dirname "$PROFILE")" && pwd)/$(basename "$PROFILE")
@@ -76,12 +93,22 @@ if [ "$TARGET" = board ]; then
             || die "could not install ${need[*]} (apt-get update first? offline?)"
     fi
     if systemctl is-active --quiet tern 2> /dev/null; then
-        die "the tern service is running and holds the receiver: sudo systemctl stop tern (start it again afterwards)"
+        [ -n "$SERVICE" ] || die "the tern service is running and holds the receiver: sudo systemctl stop tern (start it again afterwards)"
+        echo "hil: stopping the tern service for the receiver checks (the scheduler check starts it)" >&2
+        systemctl stop tern
     fi
     T=$(find_tern)
     [ -n "$DEVICE" ] && CHECK_ARGS+=(--device "$DEVICE")
     [ -n "$INTERACTIVE" ] && CHECK_ARGS+=("$INTERACTIVE")
+    [ -n "$SERVICE" ] && CHECK_ARGS+=(--service)
+    [ -n "$UPLINK_URL" ] && CHECK_ARGS+=(--uplink-url "$UPLINK_URL")
+    [ -n "$UNPLUG_CMD" ] && CHECK_ARGS+=(--unplug-cmd "$UNPLUG_CMD" --replug-cmd "${REPLUG_CMD:?--unplug-cmd needs --replug-cmd}")
     exec python3 "$HERE/checks.py" --profile "$PROFILE_FILE" --tern "$T" --work /tmp/tern-hil-checks "${CHECK_ARGS[@]}"
+fi
+
+# ---------------------------------------------------------------- an emulated Raspberry Pi (QEMU raspi3b)
+if [ "$TARGET" = emulated-pi ]; then
+    exec "$HERE/pi/run-pi.sh" "$PROFILE_FILE" "$METHOD" "$LINE" "$BAUD" "$MINUTES" "$DEB" "$ONLY"
 fi
 
 # ---------------------------------------------------------------- the emulated board (QEMU)

@@ -18,6 +18,7 @@ Tern's /dev/ttyS1 through board/hil/uart-bridge.py, which paces every byte at th
   receiver was off: hot (<= --hot-max-off, default 30 min: 1-2 s), warm (<= 4 h: 30 s), cold
   (longer, or never had a fix with --initial cold: 35 s). The backup domain (coin cell) is
   assumed present: off time does not lose the ephemeris below those limits.
+- --speed M/S: the receiver drives due east at that speed (RMC/VTG report it); default parked.
 - --state-log FILE: one line per state change, `<unix time> <state> <reason>`, state on/off
   (for the HIL's comparison of Tern's power log with what the receiver really did).
 usage: sim-receiver.py --device /dev/ttyS2 --baud 9600 [--power-gpio F [--active-low]] [--state-log F]
@@ -72,6 +73,7 @@ class Receiver:
         self.rx = b""
         self.busy_until = time.monotonic()
         self.lat, self.lon = a.lat, a.lon
+        self.t0 = time.time()
         self.log = open(a.state_log, "a", buffering=1) if a.state_log else None
         self.last_cycle = None
 
@@ -211,6 +213,9 @@ class Receiver:
         dmy = time.strftime("%d%m%y", t)
         lat = self.lat + 0.00002 * math.sin(now / 60.0)
         lon = self.lon + 0.00002 * math.cos(now / 60.0)
+        # --speed: driving due east along the parallel since the simulator started
+        lon += self.a.speed * (now - self.t0) / (111320.0 * math.cos(math.radians(self.lat)))
+        knots, course = (self.a.speed * 1.943844, 90.0) if self.a.speed else (0.02, 31.66)
 
         def dm(v, w):
             a = abs(v)
@@ -237,8 +242,8 @@ class Receiver:
                           ("%02d" % s[3]) if (s[3] and fix) else ""]
             out.append(",".join(parts))
         if fix:
-            out.append("GPRMC,%s,A,%s,%s,%s,%s,0.02,31.66,%s,,,A" % (hms, la, ns, lo, ew, dmy))
-            out.append("GPVTG,31.66,T,,M,0.02,N,0.04,K,A")
+            out.append("GPRMC,%s,A,%s,%s,%s,%s,%.2f,%.2f,%s,,,A" % (hms, la, ns, lo, ew, knots, course, dmy))
+            out.append("GPVTG,%.2f,T,,M,%.2f,N,%.2f,K,A" % (course, knots, knots * 1.852))
         else:
             out.append("GPRMC,%s,V,,,,,0.00,0.00,%s,,,N" % (hms, dmy))
             out.append("GPVTG,,T,,M,0.00,N,0.00,K,N")
@@ -287,6 +292,8 @@ def main():
     p.add_argument("--cold-s", type=float, default=35.0)
     p.add_argument("--lat", type=float, default=52.520008)
     p.add_argument("--lon", type=float, default=13.404954)
+    p.add_argument("--speed", type=float, default=0.0,
+                   help="m/s due east (default 0: parked, wandering a metre or two)")
     a = p.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     Receiver(a).run()

@@ -11,10 +11,14 @@ The cable can also be pulled by writing "unplugged" (and put back with "plugged"
 --control FILE, which the guest sees through the writable 9p share. When the two ends' speeds differ,
 the bytes arrive garbled (as a UART sampling at the wrong rate sees them) so a baud mismatch shows as
 bad checksums, not as clean data.
-usage: uart-bridge.py [--control FILE] LINK_A LINK_B   (symlinks to the two pty slaves QEMU should open)"""
+--speed-a BAUD: end A's speed, for a QEMU UART model that does not pass the guest's line settings
+to the host tty (the raspi3b's PL011): its bytes are paced at BAUD, and a mismatch cannot be seen.
+usage: uart-bridge.py [--control FILE] [--speed-a BAUD] LINK_A LINK_B   (symlinks to the two pty slaves)"""
 import os, sys, pty, termios, time, threading, signal
 SPEEDS = {getattr(termios, n): int(n[1:]) for n in dir(termios) if n.startswith("B") and n[1:].isdigit()}
 def frame(fd):
+    if speed_a and fd == ends[0][1]:
+        return speed_a, 10                           # 8N1 at the fixed speed
     a = termios.tcgetattr(fd); c = a[2]
     bits = {termios.CS5: 5, termios.CS6: 6, termios.CS7: 7, termios.CS8: 8}[c & termios.CSIZE]
     n = 1 + bits + (1 if c & termios.PARENB else 0) + (2 if c & termios.CSTOPB else 1)
@@ -23,8 +27,13 @@ ends = []
 plugged = True
 args = sys.argv[1:]
 control = None
-if args[:1] == ["--control"]:
-    control, args = args[1], args[2:]
+speed_a = None
+while args[:1] in (["--control"], ["--speed-a"]):
+    if args[0] == "--control":
+        control = args[1]
+    else:
+        speed_a = int(args[1])
+    args = args[2:]
 def watch_control():
     global plugged
     last = None

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""The emulated Pi's view of the outside world, on this machine: the tracking server its tern
+service uploads to, and the receiver's cable, which the HIL checks in the guest pull and put back.
+
+  rig-server.py serve --port N --log UPLINK.jsonl --cable CABLE_FILE [--files DIR]
+      POST /positions  a WireBatch (README, "The server contract"): each position is appended to
+                       the log as one JSON line {"id","seq","time","device","at"}; answers 200 {}
+      POST /cable      body "plugged" or "unplugged": written to CABLE_FILE (uart-bridge.py --control)
+      GET /files/NAME  DIR/NAME: what the HIL run copies into the guest (plain HTTP on the emulated USB
+                       Ethernet is several times faster than scp, whose ciphers run emulated)
+  rig-server.py report UPLINK.jsonl STATUS.json
+      the uplink check, against the guest's `tern status --json` after the service stopped (its queue's
+      last sequence L and the D positions still waiting): the server has each of 1 … L-D exactly
+      once, in order, and at least one; prints one line `ok|FAIL  uplink  …` and exits 0 or 1.
+The guest reaches it as http://10.0.2.2:N (QEMU's user-mode network: the guest's connections are
+QEMU's own, to 127.0.0.1 here). It listens on 127.0.0.1 only.
+"""
+import http.server, json, os, sys, threading, time
+
+
+def serve(port, log_path, cable_path, files=None):
+    lock = threading.Lock()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            if self.path.startswith("/cable"):
+                state = body.decode().strip()
+                if state not in ("plugged", "unplugged"):
+                    return self.answer(400, {"error": "say plugged or unplugged"})
+                with open(cable_path, "w") as f:
+                    f.write(state + "\n")
+                return self.answer(200, {"cable": state})
+            try:
+                batch = json.loads(body)
+                rows = [{"id": p["id"], "seq": p["seq"], "time": p["time"], "device": batch["device"],
+                         "at": round(time.time(), 3)} for p in batch["positions"]]
+            except (ValueError, KeyError, TypeError) as e:
+                return self.answer(400, {"error": "not a WireBatch: %s" % e})
+            with lock, open(log_path, "a") as f:
+                for r in rows:
+                    f.write(json.dumps(r) + "\n")
+            self.answer(200, {})
+
+        def do_GET(self):
+            name = self.path[len("/files/"):] if self.path.startswith("/files/") else ""
+            if not files or not name or "/" in name or name.startswith("."):
+                return self.answer(404, {"error": "no such file"})
+            try:
+                data = open(os.path.join(files, name), "rb").read()
+            except OSError:
+                return self.answer(404, {"error": "no such file"})
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def answer(self, code, obj):
+            data = json.dumps(obj).encode()
+            try:
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except OSError:
+                pass
+
+        def log_message(self, *a):
+            pass
+
+    open(log_path, "a").close()
+    http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+
+
+def report(log_path, status_path):
+    rows = [json.loads(l) for l in open(log_path) if l.strip()]
+    try:
+        queue = json.load(open(status_path))["queue"]
+        last, waiting = int(queue["last_sequence"] or 0), int(queue["depth"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print("FAIL  uplink     no queue figures from the guest's `tern status --json` (%s): %s" % (status_path, e))
+        return 1
+    seqs = [r["seq"] for r in rows]
+    ids = [r["id"] for r in rows]
+    expected = list(range(1, last - waiting + 1))
+    problems = []
+    if not rows:
+        problems.append("no position reached the server")
+    if len(set(ids)) != len(ids):
+        problems.append("%d positions arrived twice" % (len(ids) - len(set(ids))))
+    if any(b <= a for a, b in zip(seqs, seqs[1:])):
+        problems.append("out of order")
+    missing = sorted(set(expected) - set(seqs))
+    extra = sorted(set(seqs) - set(expected))
+    if missing:
+        problems.append("lost: seq %s sent according to the queue, not at the server" % missing[:10])
+    if extra:
+        problems.append("seq %s at the server but still waiting in the queue" % extra[:10])
+    detail = "%d positions from %s at the server on the host (seq %s), the guest's queue: last %d, %d waiting" % (
+        len(rows), rows[0]["device"] if rows else "-", "%d-%d" % (seqs[0], seqs[-1]) if seqs else "none", last, waiting)
+    print("%s  uplink     %s%s" % ("FAIL" if problems else "ok  ", detail, ": " + "; ".join(problems) if problems else
+                                   ": each exactly once, in order"))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 2 and sys.argv[1] == "serve":
+        import argparse
+        p = argparse.ArgumentParser()
+        p.add_argument("mode")
+        p.add_argument("--port", type=int, required=True)
+        p.add_argument("--log", required=True)
+        p.add_argument("--cable", required=True)
+        p.add_argument("--files")
+        a = p.parse_args()
+        serve(a.port, a.log, a.cable, a.files)
+    elif len(sys.argv) == 4 and sys.argv[1] == "report":
+        sys.exit(report(sys.argv[2], sys.argv[3]))
+    else:
+        sys.exit(__doc__)
