@@ -43,7 +43,7 @@ esac
 if [ "$ARCH" = arm64 ] && [ "$(uname -m)" != aarch64 ]; then
     exec deploy/cross/build.sh --release "$RELEASE" ${OUT:+--out "$OUT"}
 fi
-# shellcheck source=lib/build-info.sh
+# shellcheck source=deploy/lib/build-info.sh
 . deploy/lib/build-info.sh
 write_build_info .
 trap 'remove_build_info .' EXIT

@@ -63,7 +63,7 @@ if [ "$BUILD" = 1 ]; then
         exit 69
     fi
     # The commit and date `tern --version` reports (CTernBuildInfo).
-    # shellcheck source=lib/build-info.sh
+    # shellcheck source=deploy/lib/build-info.sh
     . "$REPO/deploy/lib/build-info.sh"
     [ "$DRY_RUN" = 1 ] || { write_build_info "$REPO"; trap 'remove_build_info "$REPO"' EXIT; }
     run swift build -c release --product tern --package-path "$REPO"

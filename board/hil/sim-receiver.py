@@ -18,7 +18,8 @@ Tern's /dev/ttyS1 through board/hil/uart-bridge.py, which paces every byte at th
   receiver was off: hot (<= --hot-max-off, default 30 min: 1-2 s), warm (<= 4 h: 30 s), cold
   (longer, or never had a fix with --initial cold: 35 s). The backup domain (coin cell) is
   assumed present: off time does not lose the ephemeris below those limits.
-- --speed M/S: the receiver drives due east at that speed (RMC/VTG report it); default parked.
+- --speed M/S: the receiver drives due east at that speed (RMC/VTG report it), or with --radius R
+  clockwise round a circle of R metres (a block); default parked.
 - --state-log FILE: one line per state change, `<unix time> <state> <reason>`, state on/off
   (for the HIL's comparison of Tern's power log with what the receiver really did).
 usage: sim-receiver.py --device /dev/ttyS2 --baud 9600 [--power-gpio F [--active-low]] [--state-log F]
@@ -213,9 +214,16 @@ class Receiver:
         dmy = time.strftime("%d%m%y", t)
         lat = self.lat + 0.00002 * math.sin(now / 60.0)
         lon = self.lon + 0.00002 * math.cos(now / 60.0)
-        # --speed: driving due east along the parallel since the simulator started
-        lon += self.a.speed * (now - self.t0) / (111320.0 * math.cos(math.radians(self.lat)))
+        # --speed: driving since the simulator started, due east or (--radius) round a block
+        metres_per_deg_lon = 111320.0 * math.cos(math.radians(self.lat))
         knots, course = (self.a.speed * 1.943844, 90.0) if self.a.speed else (0.02, 31.66)
+        if self.a.speed and self.a.radius:
+            angle = self.a.speed * (now - self.t0) / self.a.radius      # clockwise from north of the centre
+            lat += self.a.radius * (math.cos(angle) - 1) / 111320.0
+            lon += self.a.radius * math.sin(angle) / metres_per_deg_lon
+            course = math.degrees(angle + math.pi / 2) % 360.0
+        else:
+            lon += self.a.speed * (now - self.t0) / metres_per_deg_lon
 
         def dm(v, w):
             a = abs(v)
@@ -294,6 +302,8 @@ def main():
     p.add_argument("--lon", type=float, default=13.404954)
     p.add_argument("--speed", type=float, default=0.0,
                    help="m/s due east (default 0: parked, wandering a metre or two)")
+    p.add_argument("--radius", type=float, default=0.0,
+                   help="with --speed: drive clockwise round a circle of this radius (m) instead")
     a = p.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     Receiver(a).run()

@@ -33,7 +33,7 @@ bind() {  # bind SOURCE TARGET-IN-CHROOT
     mount --bind "$1" "$sid$2"
     mounts=("$sid$2" "${mounts[@]}")
 }
-# shellcheck source=../lib/build-info.sh
+# shellcheck source=deploy/lib/build-info.sh
 . "$repo/deploy/lib/build-info.sh"
 cleanup() {
     for m in "${mounts[@]}"; do umount -l "$m" 2>/dev/null || true; done

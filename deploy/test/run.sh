@@ -65,7 +65,7 @@ BINARY="$REPO/.build/release/tern"
 if [ "$BUILD" = 1 ]; then
     echo "==> release build"
     SECONDS=0
-    # shellcheck source=../lib/build-info.sh
+    # shellcheck source=deploy/lib/build-info.sh
     . "$REPO/deploy/lib/build-info.sh"
     write_build_info "$REPO"
     built=0

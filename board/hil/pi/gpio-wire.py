@@ -3,10 +3,10 @@
 
 QEMU's raspi3b emulates the BCM2837's GPIO block, but its pins go nowhere. This reads the pin's level
 the way the hardware shows it, from outside the guest: the GPLEV0/1 registers (0x3f200034/38),
-through QEMU's monitor (`xp`, a read of the device's register), every --period seconds, and writes
-it as "1"/"0" to --out (what sim-receiver.py --power-gpio reads as the receiver's supply). Each
-change is logged to stderr as `<unix time> GPIO<n> <0|1>`. The guest cannot tell it is watched.
-usage: gpio-wire.py --monitor WORK/monitor.sock --line 17 --out FILE [--period 0.005]
+through QEMU's monitor (`xp`, a read of the device's register), every --period seconds (default
+0.01), and writes it as "1"/"0" to --out (what sim-receiver.py --power-gpio reads as the receiver's
+supply). Each change is logged to stderr as `<unix time> GPIO<n> <0|1>`. The guest cannot tell it is watched.
+usage: gpio-wire.py --monitor WORK/monitor.sock --line 17 --out FILE [--period 0.01]
 """
 import argparse, os, re, socket, sys, time
 
@@ -43,7 +43,8 @@ def main():
     p.add_argument("--monitor", required=True)
     p.add_argument("--line", type=int, required=True, help="BCM GPIO number (0-53)")
     p.add_argument("--out", required=True)
-    p.add_argument("--period", type=float, default=0.005)
+    # each read stops QEMU's main loop for a moment: 10 ms is well inside any check's tolerance
+    p.add_argument("--period", type=float, default=0.01)
     a = p.parse_args()
     for _ in range(600):
         try:

@@ -61,10 +61,11 @@ python3 "$HERE/gpio-wire.py" --monitor "$STAGE/monitor.sock" --line "$LINE" --ou
 PIDS+=($!)
 for _ in $(seq 100); do [ -e "$STAGE/supply" ] && break; sleep 0.05; done
 [ -e "$STAGE/supply" ] || die "gpio-wire.py read no level from QEMU's monitor: $(cat "$STAGE/gpio-wire.log")"
-# The receiver drives at 10 m/s, so that the service's filter keeps a position per fix (a parked one's
-# are thinned to a few) and the uplink check has a stream to count.
+# The receiver drives round a block (10 m/s, 150 m radius): the service's filter thins a parked
+# receiver's fixes, and a straight drive's, to a few positions; on a curve each fix says something new,
+# so the uplink check has a stream to count.
 python3 "$REPO/board/hil/sim-receiver.py" --device "$STAGE/receiver" --baud "$BAUD" --power-gpio "$STAGE/supply" \
-    --speed 10 --state-log "$STAGE/sim-state.log" 2> "$STAGE/sim.log" &
+    --speed 10 --radius 150 --state-log "$STAGE/sim-state.log" 2> "$STAGE/sim.log" &
 PIDS+=($!)
 
 SSH=(ssh -q -i "$IMAGE/id_ed25519" -p "$SSH_PORT" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
