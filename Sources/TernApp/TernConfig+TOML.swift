@@ -18,8 +18,9 @@ extension TernConfig {
 
     /// Reads and validates a TOML config file, and the secrets file beside it when there is one
     /// (`secretsPath(forConfig:)`): its `[uplink]` token, username and password override the config's.
-    public static func load(path: String, secrets: String? = nil) throws(ConfigError) -> TernConfig {
-        var config = try loadMain(path: path)
+    /// With `trace`, every key read is noted there (`tern config show`).
+    public static func load(path: String, secrets: String? = nil, trace: ConfigTrace? = nil) throws(ConfigError) -> TernConfig {
+        var config = try loadMain(path: path, trace: trace)
         let secretsPath = secrets ?? secretsPath(forConfig: path)
         if FileManager.default.fileExists(atPath: secretsPath) {
             do {
@@ -64,15 +65,15 @@ extension TernConfig {
     }
 
     /// Reads and validates a TOML config file (without secrets).
-    static func loadMain(path: String) throws(ConfigError) -> TernConfig {
+    static func loadMain(path: String, trace: ConfigTrace? = nil) throws(ConfigError) -> TernConfig {
         guard FileManager.default.fileExists(atPath: path) else {
             throw ConfigError(key: "", "no such file: \(path); pass an existing file with --config (examples: board/*.toml)")
         }
-        return try parse(try text(of: path))
+        return try parse(try text(of: path), trace: trace)
     }
 
     /// Parses and validates TOML text. Unknown keys are errors (they are usually typos).
-    public static func parse(_ text: String) throws(ConfigError) -> TernConfig {
+    public static func parse(_ text: String, trace: ConfigTrace? = nil) throws(ConfigError) -> TernConfig {
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -81,7 +82,7 @@ extension TernConfig {
         } catch {
             throw ConfigError(key: "", "not valid TOML: \(error)")
         }
-        var root = ConfigReader(table: table, prefix: "")
+        var root = ConfigReader(table: table, prefix: "", trace: trace)
         try root.rejectUnknownKeys(known: ["device", "data_dir", "status_file", "control_socket", "log_level", "receiver", "power", "scheduler", "filter", "uplink", "store", "metrics"])
         let config = try read(&root, table: table)
         try root.rejectUnknownKeys()

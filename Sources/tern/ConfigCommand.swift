@@ -5,8 +5,8 @@ import TernApp
 extension Tern {
     struct Config: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Validate a configuration without starting anything.",
-            subcommands: [Check.self])
+            abstract: "Validate a configuration, or show what it amounts to, without starting anything.",
+            subcommands: [Check.self, Show.self])
 
         struct Check: ParsableCommand {
             static let configuration = CommandConfiguration(
@@ -27,6 +27,27 @@ extension Tern {
                 for warning in warnings { print("warn  \(warning)") }
                 print("\(warnings.isEmpty ? "ok" : "ok, with warnings"): \(file) is a valid configuration")
                 if !warnings.isEmpty { throw ExitCode(2) }
+            }
+        }
+
+        struct Show: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Print the effective configuration: every key with its value, and whether the file set it or the default applies.",
+                discussion: "Secrets (uplink.token, uplink.password) show only as (set). Exit 78 when the file is invalid (names the key).")
+
+            @Argument(help: "The TOML config to show.")
+            var file: String = "/etc/tern/tern.toml"
+
+            func run() throws {
+                let trace = ConfigTrace()
+                do {
+                    _ = try TernConfig.load(path: file, trace: trace)
+                } catch {
+                    ConsoleLog.error("\(file): \(error)")
+                    throw ExitCode(ConfigError.exitCode)
+                }
+                print("# \(file): the effective configuration (secrets.toml beside it is applied, not shown)")
+                print(trace.text())
             }
         }
     }
