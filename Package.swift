@@ -125,6 +125,7 @@ let package = Package(
             name: "tern-bench",
             dependencies: [
                 "TernNMEA", "TernCore", "TernSimulation", "TernHardware", "TernGateway", "TernStore", "TernUplink", "TernTesting",
+                "TernApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Logging
+import AsyncHTTPClient
 import Synchronization
+import TernApp
 import TernCore
 import TernGateway
 import TernHardware
@@ -19,15 +21,17 @@ struct LatencyBench: AsyncParsableCommand {
         abstract: "Time from the last byte of a satisfying receiver cycle on the wire to the receiver's power-off.",
         discussion: """
             A pseudo-terminal stands in for the UART: a paced writer sends MT3339 cycles (GGA GSA GSV \
-            RMC VTG, NMEAWriter.cycle) at --baud in 10 ms chunks while the power switch is on. Tern reads \
-            the other side with its real stack: TermiosSerialPort → NMEAReceiver (framing, decoding, \
-            epoch assembly with end-of-cycle detection and the quiet-line fallback) → Gateway → \
-            FixScheduler (fixed policy, one fix every --interval) → StandardLocationFilter → \
-            SQLitePositionQueue in a temporary directory. The first power-on sends --learning-epochs \
-            no-fix cycles first (a cold start, during which the reader learns how cycles end); every \
-            later one sends the fix cycle at once (a hot start). Per power cycle: power-off time minus \
-            the time the writer put the cycle's last byte into the PTY (ContinuousClock, same process). \
-            Also checks the order: the power-off after that byte and before any byte of a next cycle.
+            RMC VTG, NMEAWriter.cycle) of a receiver driving at --speed, at --baud in 10 ms chunks while \
+            the power switch is on. Tern reads the other side with the pipeline `tern run` builds \
+            (Pipeline, from a configuration read by the daemon's own loader: the shipped defaults with \
+            the adaptive policy): ReconnectingSerialPort → NMEAReceiver → Gateway → FixScheduler \
+            (adaptive, warm-up, plausibility) → StandardLocationFilter (production rules and thinning) \
+            → group commit → SQLitePositionQueue in a temporary directory; the uplink stays offline. \
+            The first power-on sends --learning-epochs no-fix cycles first (a cold start, during which \
+            the reader learns how cycles end); every later one sends fix cycles at once (a hot start). \
+            Per power cycle: power-off time minus the time the writer put the satisfying cycle's last \
+            byte into the PTY (ContinuousClock, same process). Also checks the order: the power-off \
+            after that byte and before any byte of a next cycle. --check: exit 1 when p95 > 50 ms.
             """)
 
     @Option(help: "Power cycles to measure.")
@@ -36,8 +40,11 @@ struct LatencyBench: AsyncParsableCommand {
     @Option(help: "Baud rate the writer paces its bytes at.")
     var baud = 9600
 
-    @Option(help: "Seconds between power-ons (the fixed policy's interval).")
-    var interval = 0.8
+    @Option(help: "The simulated receiver's speed, m/s (moving, so the adaptive policy keeps asking for fixes).")
+    var speed = 15.0
+
+    @Flag(help: "Exit 1 when the p95 latency exceeds 50 ms (CI).")
+    var check = false
 
     @Option(help: "No-fix cycles sent at the first power-on, one per --epoch-spacing.")
     var learningEpochs = 5
@@ -50,7 +57,7 @@ struct LatencyBench: AsyncParsableCommand {
         guard TermiosSerialPort.supportedBaudRates[baud] != nil else {
             throw ValidationError("--baud must be one of 4800, 9600, 19200, 38400, 57600, 115200")
         }
-        guard interval > 0, epochSpacing > 0 else { throw ValidationError("--interval and --epoch-spacing must be positive") }
+        guard epochSpacing > 0, speed >= 0 else { throw ValidationError("--epoch-spacing must be positive, --speed not negative") }
     }
 
     func run() async throws {
@@ -61,21 +68,39 @@ struct LatencyBench: AsyncParsableCommand {
 
         let clock = ContinuousClock()
         let power = TimedSwitch(clock: clock)
-        let writer = PacedWriter(fd: pty.master, baud: baud, clock: clock, power: power, spacing: epochSpacing, learning: learningEpochs)
+        let writer = PacedWriter(
+            fd: pty.master, baud: baud, clock: clock, power: power, spacing: epochSpacing, learning: learningEpochs, speed: speed)
         let logger = Logger(label: "tern-bench", factory: { _ in SwiftLogNoOpLogHandler() })
-        let receiver = NMEAReceiver(
-            serialPort: try TermiosSerialPort.open(path: pty.slavePath, baudRate: baud), powerSwitch: power,
-            options: .init(dateReference: SystemClock.dateReference), logger: logger, clock: clock)
-        let gateway = Gateway(
-            receiver: receiver, filter: StandardLocationFilter(), queue: try SQLitePositionQueue(path: directory + "/queue.sqlite"),
-            forwarder: NoForwarding(), scheduler: FixScheduler(options: .init(policy: .fixed(interval: .seconds(interval)))),
-            clock: clock, logger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await writer.run() }
-            group.addTask { try await gateway.run() }
-            while power.powerOffs.count < cycles { try await clock.sleep(for: .milliseconds(50)) }
-            group.cancelAll()
-        }
+        // The daemon's loader: every key not named here takes the shipped default.
+        let config = try TernConfig.parse("""
+            data_dir = "\(directory)"
+            [receiver]
+            device = "\(pty.slavePath)"
+            baud = \(baud)
+            [scheduler]
+            policy = "adaptive"
+            [uplink]
+            url = "http://127.0.0.1:9/positions"
+            """)
+        guard let offline = URL(string: "http://127.0.0.1:9/positions") else { throw ValidationError("bad collector URL") }
+        let queue = try Pipeline<ContinuousClock>.openQueue(config: config, logger: logger)
+        let serialPort = ReconnectingSerialPort(path: pty.slavePath, baudRate: baud, logger: logger)
+        let parts = Pipeline<ContinuousClock>.Parts(
+            queue: queue, serialPort: serialPort, powerSwitch: power, uplinkURL: offline,
+            connectivity: ManualConnectivity(), receiverOptions: .init(dateReference: SystemClock.dateReference))
+        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
+        let pipeline = try Pipeline(config: config, parts: parts, httpClient: httpClient, clock: clock, logger: logger)
+        let receiver = pipeline.receiver
+        let gateway = pipeline.gateway
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await writer.run() }
+                group.addTask { try await gateway.run() }
+                while power.powerOffs.count < cycles { try await clock.sleep(for: .milliseconds(50)) }
+                group.cancelAll()
+            }
+        } catch is CancellationError {}
+        try? await httpClient.shutdown()
 
         let offs = power.powerOffs.prefix(cycles)
         let sent = writer.cycles
@@ -98,7 +123,8 @@ struct LatencyBench: AsyncParsableCommand {
             "benchmark": "latency",
             "cycles": latencies.count,
             "baud": baud,
-            "interval_s": interval,
+            "policy": "adaptive",
+            "configuration": "shipped defaults (daemon loader), receiver moving at \(speed) m/s",
             "latency_ms": [
                 "min": round3(sorted.first ?? 0), "p50": round3(percentile(0.5)), "p95": round3(percentile(0.95)),
                 "max": round3(sorted.last ?? 0), "mean": round3(sorted.reduce(0, +) / Double(max(1, sorted.count))),
@@ -114,6 +140,10 @@ struct LatencyBench: AsyncParsableCommand {
         let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .prettyPrinted])
         print(String(decoding: data, as: UTF8.self))
         if orderViolations > 0 { throw ExitCode(1) }
+        if check, percentile(0.95) > 50 {
+            FileHandle.standardError.write(Data("tern-bench latency: p95 \(round3(percentile(0.95))) ms exceeds 50 ms\n".utf8))
+            throw ExitCode(1)
+        }
     }
 }
 
@@ -155,15 +185,17 @@ private final class PacedWriter: Sendable {
     let power: TimedSwitch
     let spacing: Double
     let learning: Int
+    let speed: Double
     private let sent = Mutex<[Sent]>([])
 
-    init(fd: Int32, baud: Int, clock: ContinuousClock, power: TimedSwitch, spacing: Double, learning: Int) {
+    init(fd: Int32, baud: Int, clock: ContinuousClock, power: TimedSwitch, spacing: Double, learning: Int, speed: Double) {
         self.fd = fd
         self.baud = baud
         self.clock = clock
         self.power = power
         self.spacing = spacing
         self.learning = learning
+        self.speed = speed
     }
 
     var cycles: [Sent] { sent.withLock { $0 } }
@@ -175,6 +207,7 @@ private final class PacedWriter: Sendable {
         var wasOn = false
         var next = clock.now
         var index = 0
+        let origin = Date()
         while true {
             try await clock.sleep(until: next, tolerance: nil)
             let on = power.isOn
@@ -191,9 +224,12 @@ private final class PacedWriter: Sendable {
             index += 1
             // Each epoch a distinct, increasing UTC time (10 ms resolution, as NMEA carries).
             let time = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 100).rounded(.down) / 100)
+            // Driving due north at `speed` since the start (a parked receiver would be asked for a fix
+            // only every max_interval).
+            let north = speed * time.timeIntervalSince(origin) / 111_320
             let fix = Fix(
-                time: time, coordinate: Coordinate(latitude: 45.8 + Double(index) * 1e-6, longitude: 15.9), altitude: 120,
-                speed: 0.2, course: 90, quality: .gps, satellites: 9, hdop: 0.8)
+                time: time, coordinate: Coordinate(latitude: 45.8 + north + Double(index) * 1e-7, longitude: 15.9), altitude: 120,
+                speed: max(speed, 0.2), course: 0, quality: .gps, satellites: 9, hdop: 0.8)
             let acquiring = powerOns == 1 && epochsThisPowerOn <= learning
             let cycle = acquiring ? writer.noFixCycle(at: time, heard: 8) : writer.cycle(for: fix, inView: 9)
             let start = clock.now

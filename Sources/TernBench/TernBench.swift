@@ -2,7 +2,7 @@
 //
 //   swift build -c release --product tern --product tern-bench   # or: swift build -c release
 //   .build/release/tern-bench nmea [--size-mb 50] [--runs 3] [--tern PATH] [--gpsdecode PATH] [--corpus DIR]
-//   .build/release/tern-bench latency [--cycles 100] [--baud 9600] [--interval 0.8]
+//   .build/release/tern-bench latency [--cycles 100] [--baud 9600] [--speed 15] [--check]
 //   .build/release/tern-bench queue [--dir DIR] [--rows 400] [--big-mb 100]
 //   .build/release/tern-bench uplink [--positions 100000] [--trials 20]
 //   .build/release/tern-bench policy [--traces DIR] [--receivers mt3339,ublox-m8] [--budget 30] [--max-interval 900] [--markdown] [--check]
