@@ -250,7 +250,10 @@ class Power:
 
 
 class LineSampler:
-    """Samples the receiver's real power state every `period` s, independently of tern."""
+    """Samples the receiver's real power state every `period` s, independently of tern. Each
+    transition is (time, state, since): it happened after `since` (the start of the last read that
+    still saw the old state) and before `time` (the end of the read that saw the new one). On a busy
+    machine a read can come late; the interval says how well the moment is known."""
 
     def __init__(self, read, period=0.01):
         self.read, self.period = read, period
@@ -260,15 +263,20 @@ class LineSampler:
         self.th.start()
 
     def _run(self):
+        last_seen = time.time()
         while not self.stop:
+            before = time.time()
             s = self.read()
+            after = time.time()
             self.samples += 1
             self.valid += s is not None
             if s is not None and self.state is None:
                 self.state = s
             if s is not None and s != self.state:
-                self.trans.append((time.time(), "on" if s else "off"))
+                self.trans.append((after, "on" if s else "off", last_seen))
                 self.state = s
+            if s is not None:
+                last_seen = before
             time.sleep(self.period)
 
     def finish(self):
@@ -880,7 +888,7 @@ class Checks:
             return self.report("scheduler", "skip", "%s; tern's power log not compared: no independent view of the "
                                "receiver's power on this board (%s%s)" % (extra, self.power.describe(), "; " + how if how else ""))
         # one-to-one, in order: the k-th transition on the line against tern's k-th
-        problems, worst = [], 0.0
+        problems, worst, resolution = [], 0.0, 0.0
         for k in range(max(len(line_tr), len(dedup))):
             if k >= len(line_tr):
                 problems.append("tern logged power %s at +%.1f s, the line did not change" % (dedup[k][1], dedup[k][0] - t_start))
@@ -888,13 +896,17 @@ class Checks:
             if k >= len(dedup):
                 problems.append("the line went %s at +%.1f s, tern did not log it" % (line_tr[k][1], line_tr[k][0] - t_start))
                 continue
-            (tl, sl), (tt, st) = line_tr[k], dedup[k]
-            d = abs(tl - tt)
+            (tl, sl), since, (tt, st) = line_tr[k][:2], line_tr[k][2] if len(line_tr[k]) > 2 else line_tr[k][0], dedup[k]
+            # the distance from tern's moment to the interval the line changed in (a point for a state log)
+            d = since - tt if tt < since else max(0.0, tt - tl)
             worst = max(worst, d)
+            resolution = max(resolution, tl - since)
             if sl != st or d > 0.1:
-                problems.append("line %s at +%.3f s vs tern %s at +%.3f s" % (sl, tl - t_start, st, tt - t_start))
+                problems.append("line %s between +%.3f and +%.3f s vs tern %s at +%.3f s" % (sl, since - t_start, tl - t_start, st, tt - t_start))
         detail = "%s; %d transitions on %s (%s at the start), %d in tern's power log, worst gap %.0f ms" % (
             extra, len(line_tr), how, initial, len(dedup), worst * 1000)
+        if sampler:
+            detail += " (each transition timed to %.0f ms or better)" % (resolution * 1000)
         if sampler:
             detail += " (%d samples)" % sampler.samples
         if problems:
