@@ -82,7 +82,7 @@ struct LatencyBench: AsyncParsableCommand {
             [uplink]
             url = "http://127.0.0.1:9/positions"
             """)
-        guard let offline = URL(string: "http://127.0.0.1:9/positions") else { throw ValidationError("bad collector URL") }
+        guard let offline = config.uplink.url else { throw ValidationError("the bench's configuration has no uplink.url") }
         let queue = try Pipeline<ContinuousClock>.openQueue(config: config, logger: logger)
         let serialPort = ReconnectingSerialPort(path: pty.slavePath, baudRate: baud, logger: logger)
         let parts = Pipeline<ContinuousClock>.Parts(
@@ -166,10 +166,6 @@ private final class TimedSwitch: PowerSwitch {
             $0.on = on
         }
     }
-}
-
-private struct NoForwarding: Forwarding {
-    func positionsAvailable() {}
 }
 
 /// Writes receiver cycles into the PTY while powered, paced as a UART at `baud` sends them.

@@ -6,8 +6,8 @@ service uploads to, and the receiver's cable, which the HIL checks in the guest 
       POST /positions  a WireBatch (README, "The server contract"): each position is appended to
                        the log as one JSON line {"id","seq","time","device","at"}; answers 200 {}
       POST /cable      body "plugged" or "unplugged": written to CABLE_FILE (uart-bridge.py --control)
-      GET /files/NAME  DIR/NAME: what the HIL run copies into the guest (plain HTTP on the emulated USB
-                       Ethernet is several times faster than scp, whose ciphers run emulated)
+      GET /files/NAME  DIR/NAME: what the HIL run copies into the guest (the guest fetches it with
+                       Python's urllib; about 200 KB/s, as scp: the emulated USB is the limit)
   rig-server.py report UPLINK.jsonl STATUS.json
       the uplink check, against the guest's `tern status --json` after the service stopped (its queue's
       last sequence L and the D positions still waiting): the server has each of 1 … L-D exactly
