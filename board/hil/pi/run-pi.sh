@@ -98,7 +98,9 @@ GUEST_ARGS=(--board /root/tern-hil/board/hil-profile.toml --service --minutes "$
 [ -n "$ONLY" ] && GUEST_ARGS+=(--only "$ONLY")
 echo "hil-pi: board/hil/run.sh --board $(basename "$PROFILE_FILE" .toml) --service in the guest, tern run for $MINUTES min" >&2
 set +e
-"${SSH[@]}" "/root/tern-hil/board/hil/run.sh $(printf '%q ' "${GUEST_ARGS[@]}")" | tee "$STAGE/report.txt" | grep -v '^{'
+# Bounded: the checks take about 2 min plus the scheduler's MINUTES; a hung guest fails the run (124).
+timeout "$(python3 -c "print(int($MINUTES * 60 + 900))")" "${SSH[@]}" "/root/tern-hil/board/hil/run.sh $(printf '%q ' "${GUEST_ARGS[@]}")" \
+    | tee "$STAGE/report.txt" | grep -v '^{'
 rc=${PIPESTATUS[0]}
 set -e
 "${SSH[@]}" 'tern status; echo; journalctl -b -u tern --no-pager | tail -40' > "$STAGE/guest-status.log" 2>&1 || true
@@ -113,5 +115,6 @@ echo "hil-pi: emulated Pi run took $((SECONDS - START)) s; logs in $STAGE (repor
 case $rc in
     0) exit "$uplink_rc" ;;
     1) exit 1 ;;
+    124) echo "hil-pi: the checks in the guest did not finish within $MINUTES min + 15 min" >&2; exit 2 ;;
     *) echo "hil-pi: the checks could not run in the guest (exit $rc)" >&2; exit 2 ;;
 esac
