@@ -18,26 +18,41 @@ public struct Demo: Sendable {
         self.logger = logger
     }
 
-    /// The config the demo runs with (what `board/simulated.toml` spells out; adaptive by default).
-    public func config(dataDirectory: String) -> TernConfig {
-        TernConfig(
-            device: "tern-demo", dataDirectory: dataDirectory,
-            receiver: .simulated(speed: options.speed, seed: options.seed), power: .simulated,
-            scheduler: .init(policy: options.fixPolicy, acquisitionTimeout: .seconds(90), accuracyTarget: 15, energy: .mt3339),
-            filter: .init(),
-            uplink: .init(
-                url: nil, token: nil, batchSize: 20, timeout: .seconds(5),
-                backoff: Backoff(base: .seconds(2), maximum: .seconds(60)), localCollector: true),
-            logLevel: "warning")
+    /// The configuration the demo runs: `options.configPath`, else `board/simulated.toml`, read by the
+    /// daemon's own loader, with three things overridden: the data directory, the receiver's speed
+    /// (and its seed when given), and the collector (the demo's own, started on 127.0.0.1).
+    public func config(dataDirectory: String) throws(ConfigError) -> TernConfig {
+        var config: TernConfig
+        if let path = options.configPath {
+            config = try TernConfig.load(path: path)
+        } else {
+            config = try TernConfig.parse(SimulatedBoardProfile.text)
+        }
+        guard case let .simulated(_, seed) = config.receiver, config.power == .simulated else {
+            throw ConfigError(
+                key: "receiver.kind",
+                "tern demo runs the simulated board: the configuration must have receiver.kind = \"simulated\" and power.method = \"simulated\" (as board/simulated.toml)")
+        }
+        config.dataDirectory = dataDirectory
+        config.receiver = .simulated(speed: options.speed, seed: options.seed ?? seed)
+        config.uplink.url = nil
+        config.uplink.localCollector = true
+        return config
+    }
+
+    /// The simulated receiver's seed the run uses.
+    private func seed(_ config: TernConfig) -> UInt64 {
+        if case let .simulated(_, seed) = config.receiver { return seed }
+        return 1
     }
 
     /// Runs the demo; `report` receives a status about once per real second.
     public func run(report: @escaping @Sendable (DemoStatus) -> Void) async throws -> DemoSummary {
         let dataDirectory = try options.dataDirectory ?? Self.makeTemporaryDirectory()
-        let config = config(dataDirectory: dataDirectory)
+        let config = try config(dataDirectory: dataDirectory)
         let collector = Collector(logger: logger)
         try await collector.start()
-        let board = try SimulatedBoard(speed: options.speed, seed: options.seed)
+        let board = try SimulatedBoard(speed: options.speed, seed: seed(config))
         let audit = BoardAudit(board: board, logger: logger)
         let queue = RecordingQueue(try Pipeline<ScaledClock>.openQueue(config: config), stored: audit.stored)
         let network = ManualConnectivity()
@@ -72,6 +87,7 @@ public struct Demo: Sendable {
         _ = await pipeline.forwarder.drain(timeout: .seconds(600))
         var summary = await summarize(pipeline: pipeline, queue: queue, collector: collector, script: script, dataDirectory: dataDirectory, clock: board.clock)
         summary.audit = audit.summary
+        summary.rules = RulesInForce(config)
         report(await Self.status(pipeline: pipeline, collector: collector, options: options, clock: board.clock))
         try? await httpClient.shutdown()
         try? await collector.stop()

@@ -1,7 +1,8 @@
 import Foundation
 import TernCore
 
-/// What `tern demo` runs: simulated time, speed, and when the collector goes away.
+/// What `tern demo` runs: a board profile (the simulated board's by default), simulated time, speed,
+/// and when the collector goes away.
 public struct DemoOptions: Sendable {
     /// Simulated time the pipeline runs before the final flush.
     public var duration: Duration
@@ -9,53 +10,25 @@ public struct DemoOptions: Sendable {
     public var speed: Double
     /// Where the SQLite queue lives; a fresh temporary directory when nil.
     public var dataDirectory: String?
-    /// How the receiver is scheduled; adaptive by default, as `tern run`.
-    public var policy: Policy
-    /// `fixed`: the time between fixes. `adaptive`: the longest time between fixes.
-    public var interval: Duration
-    /// `adaptive`: the track error allowed between fixes, metres.
-    public var errorBudget: Double
+    /// The configuration file to run; nil: `board/simulated.toml` (`SimulatedBoardProfile`).
+    public var configPath: String?
     /// The collector is offline from `offlineFrom` to `offlineUntil` (fractions of `duration`).
     public var offlineFrom: Double
     public var offlineUntil: Double
-    public var seed: UInt64
+    /// The simulated receiver's seed; nil: the file's.
+    public var seed: UInt64?
 
     public init(
-        duration: Duration = .seconds(900), speed: Double = 20, dataDirectory: String? = nil,
-        interval: Duration = .seconds(30), policy: Policy = .adaptive, errorBudget: Double = 30,
-        offlineFrom: Double = 0.3, offlineUntil: Double = 0.6, seed: UInt64 = 1
+        duration: Duration = .seconds(900), speed: Double = 20, dataDirectory: String? = nil, configPath: String? = nil,
+        offlineFrom: Double = 0.3, offlineUntil: Double = 0.6, seed: UInt64? = nil
     ) {
         self.duration = duration
         self.speed = speed
         self.dataDirectory = dataDirectory
-        self.interval = interval
-        self.policy = policy
-        self.errorBudget = errorBudget
+        self.configPath = configPath
         self.offlineFrom = offlineFrom
         self.offlineUntil = offlineUntil
         self.seed = seed
-    }
-}
-
-extension DemoOptions {
-    public enum Policy: String, Sendable, CaseIterable {
-        case adaptive, fixed
-        case alwaysOn = "always-on"
-    }
-
-    /// The shortest interval of the adaptive policy (as `scheduler.min_interval`'s default).
-    public static let adaptiveMinInterval: Duration = .seconds(5)
-
-    /// The scheduler policy these options describe.
-    public var fixPolicy: FixPolicy {
-        switch policy {
-        case .adaptive:
-            .adaptive(
-                errorBudget: errorBudget, minInterval: min(Self.adaptiveMinInterval, interval),
-                maxInterval: max(interval, .seconds(1)))
-        case .fixed: .fixed(interval: max(interval, .seconds(1)))
-        case .alwaysOn: .alwaysOn
-        }
     }
 }
 
@@ -100,6 +73,8 @@ public struct DemoSummary: Sendable, Codable, Equatable {
     public var dataDirectory: String
     /// Freshness and truth of the stored positions (`BoardAudit`).
     public var audit = BoardAudit.Summary()
+    /// The policy and rules the run had (the configuration's, as the daemon reads it).
+    public var rules: RulesInForce?
 
     enum CodingKeys: String, CodingKey {
         case fixesSeen = "fixes_seen", fixesAccepted = "fixes_accepted", enqueued, uploaded
@@ -108,6 +83,7 @@ public struct DemoSummary: Sendable, Codable, Equatable {
         case powerCycles = "power_cycles", uploadFailures = "upload_failures", simulatedSeconds = "simulated_seconds"
         case collectorOfflineSeconds = "collector_offline_seconds", dataDirectory = "data_dir"
         case audit = "positions_checked"
+        case rules
     }
 
     /// Every accepted position arrived exactly once, in order.

@@ -48,7 +48,7 @@ public struct LogReplay: Sendable {
 
     /// The daemon's default filter (`[filter]` defaults): thinning by the 30 m budget, or none.
     public static func defaultFilter(thinning: Bool) -> StandardLocationFilter.Options {
-        var options = StandardLocationFilter.Options.daemon()
+        var options = StandardLocationFilter.Options()
         if !thinning { options.thinning = nil }
         return options
     }

@@ -136,7 +136,6 @@ extension TernConfig {
         let filter = try readFilter(&filterTable, keys: keys(of: "filter"), scheduler: scheduler)
         // The adaptive scheduler asks the filter's warm-up rule before it calls a fix good enough.
         scheduler.warmUp = WarmUpRule(period: filter.warmUp)
-        scheduler.plausibility = PlausibilityCheck()
         try filterTable.rejectUnknownKeys()
 
         var uplinkTable = try root.table("uplink")
@@ -146,8 +145,8 @@ extension TernConfig {
         var storeTable = try root.table("store")
         let store = Store(
             commitWindow: GroupCommit.Window(
-                maxDelay: try storeTable.duration("commit_interval", default: .seconds(1), range: .zero ... .seconds(60)),
-                maxPositions: try storeTable.int("commit_positions", default: 10, range: 1...1000)),
+                maxDelay: try storeTable.duration("commit_interval", default: GroupCommit.Window().maxDelay, range: .zero ... .seconds(60)),
+                maxPositions: try storeTable.int("commit_positions", default: GroupCommit.Window().maxPositions, range: 1...1000)),
             capacity: QueueCapacity(
                 maxPositions: try storeTable.int("max_positions", default: 1_000_000, range: 100...100_000_000),
                 maxBytes: try storeTable.int("max_size_mb", default: 256, range: 1...100_000) << 20,
@@ -339,9 +338,9 @@ extension TernConfig {
         case "always-on":
             policy = .alwaysOn
         default:
-            let budget = try table.double("error_budget_m", default: 30, range: 1...10_000)
-            let minimum = try table.duration("min_interval", default: .seconds(5), range: .seconds(1) ... .seconds(3_600))
-            let maximum = try table.duration("max_interval", default: .seconds(900), range: .seconds(1) ... .seconds(86_400))
+            let budget = try table.double("error_budget_m", default: FixPolicy.shippedErrorBudget, range: 1...10_000)
+            let minimum = try table.duration("min_interval", default: FixPolicy.shippedMinInterval, range: .seconds(1) ... .seconds(3_600))
+            let maximum = try table.duration("max_interval", default: FixPolicy.shippedMaxInterval, range: .seconds(1) ... .seconds(86_400))
             if maximum < minimum {
                 throw ConfigError(
                     key: "scheduler.max_interval",
@@ -349,18 +348,24 @@ extension TernConfig {
             }
             policy = .adaptive(errorBudget: budget, minInterval: minimum, maxInterval: maximum)
         }
-        return FixScheduler.Options(
+        // Every default is the type's own (one set of defaults: an empty table is what ships).
+        let shipped = FixScheduler.Options()
+        var options = FixScheduler.Options(
             policy: policy,
-            acquisitionTimeout: try table.duration("acquisition_timeout", default: .seconds(90), range: .seconds(5) ... .seconds(3_600)),
-            accuracyTarget: try table.double("accuracy_target_m", default: 15, range: 1...1_000),
+            acquisitionTimeout: try table.duration("acquisition_timeout", default: shipped.acquisitionTimeout, range: .seconds(5) ... .seconds(3_600)),
+            accuracyTarget: try table.double("accuracy_target_m", default: shipped.accuracyTarget, range: 1...1_000),
             energy: energy,
-            hotStartTimeout: try table.duration("hot_start_timeout", default: .seconds(10), range: .seconds(3) ... .seconds(3_600)))
+            hotStartTimeout: try table.duration("hot_start_timeout", default: shipped.hotStartTimeout, range: .seconds(3) ... .seconds(3_600)))
+        options.plausibility = shipped.plausibility
+        return options
     }
 
     private static func readFilter(
         _ table: inout ConfigReader, keys: Set<String>, scheduler: FixScheduler.Options
     ) throws(ConfigError) -> StandardLocationFilter.Options {
-        var budget = 30.0
+        let shipped = StandardLocationFilter.Options()
+        let shippedThinning = shipped.thinning ?? TrackThinning.Options()
+        var budget = FixPolicy.shippedErrorBudget
         if case let .adaptive(errorBudget, _, _) = scheduler.policy { budget = errorBudget }
         let thinningName = try table.choice("thinning", ["budget", "minimums", "off"], default: "budget")
         let owners = ["thin_tolerance_m": "budget", "min_distance_m": "minimums", "min_angle_deg": "minimums", "min_period": "minimums"]
@@ -381,16 +386,16 @@ extension TernConfig {
         default:
             rule = .errorBudget(tolerance: try table.double("thin_tolerance_m", default: budget, range: 0...10_000))
         }
-        let heartbeat = try table.duration("heartbeat", default: .seconds(3600), range: .seconds(1) ... .seconds(7 * 86_400))
-        let maxHeld = try table.duration("max_held", default: .seconds(300), range: .seconds(1) ... .seconds(86_400))
+        let heartbeat = try table.duration("heartbeat", default: shippedThinning.heartbeat, range: .seconds(1) ... .seconds(7 * 86_400))
+        let maxHeld = try table.duration("max_held", default: shippedThinning.maxHeld, range: .seconds(1) ... .seconds(86_400))
         return StandardLocationFilter.Options(
-            maxAccuracy: try table.double("max_accuracy_m", default: 50, range: 1...10_000),
-            maxSpeed: try table.double("max_speed_mps", default: 70, range: 1...1_000),
-            jumpTolerance: try table.double("jump_tolerance_m", default: 100, range: 0...100_000),
-            maxTimeAhead: try table.duration("max_time_ahead", default: .seconds(30), range: .seconds(1) ... .seconds(86_400)).seconds,
-            maxTimeBehind: try table.duration("max_time_behind", default: .seconds(300), range: .seconds(1) ... .seconds(86_400)).seconds,
-            reanchorAfter: try table.int("reanchor_after", default: 3, range: 0...1000),
-            warmUp: try table.duration("warm_up", default: .seconds(3), range: .zero ... .seconds(600)),
+            maxAccuracy: try table.double("max_accuracy_m", default: shipped.maxAccuracy, range: 1...10_000),
+            maxSpeed: try table.double("max_speed_mps", default: shipped.maxSpeed, range: 1...1_000),
+            jumpTolerance: try table.double("jump_tolerance_m", default: shipped.jumpTolerance, range: 0...100_000),
+            maxTimeAhead: try table.duration("max_time_ahead", default: .seconds(shipped.maxTimeAhead), range: .seconds(1) ... .seconds(86_400)).seconds,
+            maxTimeBehind: try table.duration("max_time_behind", default: .seconds(shipped.maxTimeBehind), range: .seconds(1) ... .seconds(86_400)).seconds,
+            reanchorAfter: try table.int("reanchor_after", default: shipped.reanchorAfter, range: 0...1000),
+            warmUp: try table.duration("warm_up", default: shipped.warmUp, range: .zero ... .seconds(600)),
             thinning: rule.map { TrackThinning.Options(rule: $0, heartbeat: heartbeat, maxHeld: maxHeld) })
     }
 }

@@ -113,7 +113,7 @@ struct PolicyBench: ParsableCommand {
         DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
             let job = jobs[index]
             // The daemon's default filter: its rules, and thinning by the budget.
-            var filter = StandardLocationFilter.Options.daemon(tolerance: job.budget)
+            var filter = StandardLocationFilter.Options(thinning: .init(rule: .errorBudget(tolerance: job.budget)))
             if let seconds = tuning.warmUp { filter.warmUp = .seconds(seconds) }
             let options = SimulationOptions(policy: job.policy, receiver: job.model, seed: seed, noSky: job.input.noSky, filter: filter)
             var scheduler = options.schedulerOptions

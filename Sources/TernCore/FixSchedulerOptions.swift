@@ -1,5 +1,6 @@
 extension FixScheduler {
-    /// The policy and its tuning; the defaults are the ones `tern-bench policy` measures.
+    /// The policy and its tuning. The defaults are the ones the daemon ships with (an empty
+    /// `[scheduler]` table) and the ones `tern-bench policy` measures.
     public struct Options: Sendable, Hashable {
         public var policy: FixPolicy
         /// Give up on a fix after this long powered (no sky).
@@ -55,15 +56,15 @@ extension FixScheduler {
         /// before the best one past the warm-up is taken: the first fixes converge within seconds;
         /// after that the estimate follows the satellite geometry, which changes over minutes.
         public var settleTime: Duration = .seconds(5)
-        /// Adaptive: the filter's warm-up rule, asked before a fix is called good enough (the two agree);
-        /// off unless set (the daemon and the simulator set the filter's).
-        public var warmUp = WarmUpRule(period: .zero)
+        /// Adaptive: the filter's warm-up rule, asked before a fix is called good enough (the two must
+        /// agree: `TernConfig` sets it from `[filter] warm_up`); the filter's default, 3 s.
+        public var warmUp = WarmUpRule()
         /// Adaptive: which fixes contradict the motion seen and wait for the next to confirm them (nil:
-        /// none; the daemon and the simulator use `PlausibilityCheck()`).
-        public var plausibility: PlausibilityCheck?
+        /// none, for tests that say so); the shipped check by default.
+        public var plausibility: PlausibilityCheck? = PlausibilityCheck()
 
         public init(
-            policy: FixPolicy, acquisitionTimeout: Duration = .seconds(90), accuracyTarget: Double = 15,
+            policy: FixPolicy = .shipped, acquisitionTimeout: Duration = .seconds(90), accuracyTarget: Double = 15,
             energy: ReceiverEnergy = .mt3339, staleEphemerisTimeout: Duration = .seconds(120),
             hotStartTimeout: Duration = .seconds(10), satellitesForSky: Int = 3, maxBackoff: Duration = .seconds(900),
             noSkyGrowth: Double = 0.03, noSkyMinimumWait: Duration = .seconds(30), moveBudgetShare: Double = 0.7,

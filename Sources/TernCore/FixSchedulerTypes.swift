@@ -17,6 +17,14 @@ public enum FixPolicy: Sendable, Hashable {
     /// Tern's policy: keep the interpolated track within `errorBudget` metres for as little energy as
     /// possible; intervals between `minInterval` and `maxInterval`.
     case adaptive(errorBudget: Double, minInterval: Duration, maxInterval: Duration)
+
+    /// The policy the daemon ships with (an empty `[scheduler]` table): adaptive, a 30 m budget,
+    /// fixes 5 s to 15 min apart.
+    public static let shipped = FixPolicy.adaptive(
+        errorBudget: shippedErrorBudget, minInterval: shippedMinInterval, maxInterval: shippedMaxInterval)
+    public static let shippedErrorBudget = 30.0
+    public static let shippedMinInterval = Duration.seconds(5)
+    public static let shippedMaxInterval = Duration.seconds(900)
 }
 
 /// Electrical facts the scheduler needs for its break-even and refresh decisions (from the

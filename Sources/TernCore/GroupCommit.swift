@@ -46,7 +46,7 @@ public struct GroupCommit: Sendable, Hashable {
     private var retryAt: Duration?
 
     public init(
-        window: Window = .immediate, retry: Backoff = Backoff(base: .seconds(1), maximum: .seconds(60), jitter: 0),
+        window: Window = Window(), retry: Backoff = Backoff(base: .seconds(1), maximum: .seconds(60), jitter: 0),
         maxPending: Int = 10_000
     ) {
         self.window = window

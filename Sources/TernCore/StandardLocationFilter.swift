@@ -25,19 +25,16 @@ public struct StandardLocationFilter: LocationFilter {
         public var reanchorAfter: Int
         /// The warm-up after a power session's first fix (`WarmUpRule`; zero: off).
         public var warmUp: Duration
-
-        /// What the daemon runs with by default (`[filter]` defaults): the rules above with a 3 s
-        /// warm-up, and thinning by the error budget (`tolerance`, the scheduler's 30 m by default).
-        public static func daemon(tolerance: Double = 30) -> Options {
-            Options(warmUp: .seconds(3), thinning: TrackThinning.Options(rule: .errorBudget(tolerance: tolerance)))
-        }
         /// How fixes that pass are thinned (nil: every one is stored).
         public var thinning: TrackThinning.Options?
 
+        /// The defaults are what the daemon ships with (an empty `[filter]` table): these rules, a 3 s
+        /// warm-up, and thinning by the error budget (30 m, the scheduler's default budget). A caller
+        /// that wants a rule off says so (`warmUp: .zero`, `thinning: nil`).
         public init(
             maxAccuracy: Double = 50, maxSpeed: Double = 70, jumpTolerance: Double = 100,
             maxTimeAhead: Double = 30, maxTimeBehind: Double = 300, reanchorAfter: Int = 3,
-            warmUp: Duration = .zero, thinning: TrackThinning.Options? = nil
+            warmUp: Duration = .seconds(3), thinning: TrackThinning.Options? = TrackThinning.Options()
         ) {
             self.maxAccuracy = maxAccuracy
             self.maxSpeed = maxSpeed

@@ -42,7 +42,7 @@ public struct TrackThinning: Sendable, Hashable {
         public var turnAngle: Double
 
         public init(
-            rule: Rule = .errorBudget(tolerance: 30), heartbeat: Duration = .seconds(3600), maxHeld: Duration = .seconds(300),
+            rule: Rule = .errorBudget(tolerance: FixPolicy.shippedErrorBudget), heartbeat: Duration = .seconds(3600), maxHeld: Duration = .seconds(300),
             stillSpeed: Double = 0.5, turnAngle: Double = 10
         ) {
             self.rule = rule

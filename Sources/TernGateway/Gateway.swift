@@ -54,7 +54,7 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         forwarder: any Forwarding, scheduler: FixScheduler, clock: C,
         memory: (any SchedulerMemoryStore)? = nil, wallClock: @escaping @Sendable () -> Date = { Date() },
         synchronisedTime: @escaping @Sendable () -> Date? = { nil },
-        memorySaveInterval: Duration = .seconds(300), commitWindow: GroupCommit.Window = .immediate,
+        memorySaveInterval: Duration = .seconds(300), commitWindow: GroupCommit.Window = GroupCommit.Window(),
         maxPendingWrites: Int = 10_000, accepted: @escaping @Sendable (Fix) -> Void = { _ in },
         seen: @escaping @Sendable (Fix) -> Void = { _ in }, logger: Logger = Logger(label: "tern.gateway")
     ) {

@@ -34,6 +34,9 @@ extension DemoSummary {
           collector offline         \(Int(collectorOfflineSeconds)) s, \(uploadFailures) failed upload attempts
           fresh and true            \(audit.checked - audit.stale) of \(audit.checked) measured after their power-on, \(audit.checked - audit.untrue) within \(Int(audit.noiseBoundM)) m of the route (worst \(Int(audit.worstErrorM.rounded())) m)
           data directory            \(dataDirectory)
+          policy                    \(rules?.policy ?? "-")
+          filter                    \(rules?.filter ?? "-")
+          store                     \(rules?.store ?? "-")
         \(isClean ? "OK: every accepted position arrived exactly once, in order, measured after its power-on and where the receiver was." : "PROBLEM: see the figures above.")
         """
     }

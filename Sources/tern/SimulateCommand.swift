@@ -248,7 +248,7 @@ struct SimulationRequest: Equatable {
         // The daemon's default filter: warm-up and thinning by the budget.
         SimulationOptions(
             policy: policy, receiver: receiver.model, seed: seed, noSky: noSky,
-            filter: .daemon(tolerance: { if case let .adaptive(budget, _, _) = policy { budget } else { 30 } }()),
+            filter: .init(thinning: .init(rule: .errorBudget(tolerance: { if case let .adaptive(budget, _, _) = policy { budget } else { FixPolicy.shippedErrorBudget } }()))),
             restarts: restarts, remembers: remembers)
     }
 

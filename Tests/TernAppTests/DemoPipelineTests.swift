@@ -16,7 +16,8 @@ import TernTesting
     }
 
     private func runDemo(dataDirectory: String) async throws -> DemoSummary {
-        let options = DemoOptions(duration: .seconds(300), speed: 50, dataDirectory: dataDirectory, interval: .seconds(15))
+        // board/simulated.toml as shipped (the built-in copy), only shorter and faster.
+        let options = DemoOptions(duration: .seconds(300), speed: 50, dataDirectory: dataDirectory)
         return try await Demo(options: options, logger: .quiet()).run { _ in }
     }
 
@@ -39,6 +40,15 @@ import TernTesting
         #expect(summary.audit.stale == 0)
         #expect(summary.audit.untrue == 0)
         #expect(summary.isClean)
+    }
+
+    @Test func theSummaryNamesTheShippedPolicyAndRules() async throws {
+        let summary = try await runDemo(dataDirectory: try temporaryDirectory())
+        let shipped = try TernConfig.parse(SimulatedBoardProfile.text)
+        #expect(summary.rules == RulesInForce(shipped))
+        #expect(summary.rules?.policy.hasPrefix("adaptive") == true)
+        #expect(summary.rules?.filter.contains("warm-up 3s") == true)
+        #expect(summary.rules?.store.contains("every 1s or 10 positions") == true)
     }
 
     @Test func receiverIsPoweredOnlyPartOfTheTime() async throws {

@@ -17,9 +17,12 @@ import TernTesting
         let filler = try fs.fill()
         let receiver = FakeReceiver()
         let clock = TestClock()
+        // No thinning and no commit window, unlike the shipped configuration: every fix is to be stored,
+        // and each write is tried (and fails on the full disk) as soon as its fix is accepted.
         let sut = Gateway(
-            receiver: receiver, filter: StandardLocationFilter(), queue: queue, forwarder: SpyForwarder(),
-            scheduler: FixScheduler(options: .init(policy: .alwaysOn)), clock: clock, logger: .quiet())
+            receiver: receiver, filter: StandardLocationFilter(options: .init(thinning: nil)), queue: queue,
+            forwarder: SpyForwarder(), scheduler: FixScheduler(options: .init(policy: .alwaysOn)), clock: clock,
+            commitWindow: .immediate, logger: .quiet())
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await sut.run() }

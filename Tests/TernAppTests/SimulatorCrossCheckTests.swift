@@ -16,6 +16,10 @@ import TernTesting
     static let traces = URL(filePath: #filePath).deletingLastPathComponent()
         .appending(path: "../TernSimulationTests/Traces").standardized.path
 
+    /// Without the warm-up: a fixed cycle then ends with the first fix, and the cycle's time on the wire is a
+    /// tenth of it (the check below can tell whether the model charges it).
+    static let noWarmUp = StandardLocationFilter.Options(warmUp: .zero)
+
     /// The first `seconds` of the car drive around Višnjan.
     private func trace(seconds: Double) throws -> Trace {
         let full = try TraceLoader.load(path: Self.traces + "/around-visnjan-with-car.gpx").trace
@@ -57,7 +61,7 @@ import TernTesting
             group.addTask { try await board.gps.run(clock: board.clock, from: start) }
             try await board.clock.sleep(until: start.advanced(by: .seconds(1)), tolerance: nil)
             let gateway = Gateway(
-                receiver: receiver, filter: StandardLocationFilter(), queue: queue,
+                receiver: receiver, filter: StandardLocationFilter(options: Self.noWarmUp), queue: queue,
                 forwarder: SpyForwarder(), scheduler: FixScheduler(options: .init(policy: policy, energy: model.energy)),
                 clock: board.clock, logger: .quiet())
             group.addTask { try await gateway.run() }
@@ -80,7 +84,7 @@ import TernTesting
         // The gateway started (its schedule's 0) at its first power-on, some way into the GPS's second:
         // the simulator gets the same schedule and the same place of the epochs in it.
         let origin = try #require(changes.first?.at)
-        var options = SimulationOptions(policy: policy, receiver: receiver, seed: 3)
+        var options = SimulationOptions(policy: policy, receiver: receiver, seed: 3, filter: Self.noWarmUp)
         options.epochPhase = (origin.rounded(.up) - origin).truncatingRemainder(dividingBy: 1)
         let result = simulate(trace: trace, options: options)
         // The hot cycles: after the cold first one, and begun early enough to end within the trace.

@@ -98,14 +98,10 @@ import TernUplink
         let sut = try TernConfig.parse(Self.minimal)
         #expect(sut.receiver == .serial(device: "/dev/serial0", baud: 9600))
         #expect(sut.power == .none)
-        var scheduler = FixScheduler.Options(
-            policy: .adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900)),
-            acquisitionTimeout: .seconds(90), accuracyTarget: 15, energy: .mt3339)
-        // The daemon's scheduler asks the filter's warm-up and confirms implausible fixes (issue 13).
-        scheduler.warmUp = WarmUpRule(period: .seconds(3))
-        scheduler.plausibility = PlausibilityCheck()
-        #expect(sut.scheduler == scheduler)
-        #expect(sut.filter == .daemon(tolerance: 30))
+        // One set of defaults: a file that sets nothing gets the types' own (what ships).
+        #expect(sut.scheduler == FixScheduler.Options())
+        #expect(sut.filter == StandardLocationFilter.Options())
+        #expect(sut.store.commitWindow == GroupCommit.Window())
         #expect(sut.dataDirectory == "/var/lib/tern")
         #expect(sut.queuePath == "/var/lib/tern/queue.sqlite")
         #expect(sut.statusFile == "/run/tern/status.json")

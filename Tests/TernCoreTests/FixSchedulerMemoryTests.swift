@@ -5,9 +5,15 @@ import TernTesting
 
 @Suite struct FixSchedulerMemoryTests {
     /// No ephemeris refreshes get in the way of the cycles (a window of ~3 years), except where a test says.
-    private let options = FixScheduler.Options(
-        policy: .adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900)), acquisitionTimeout: .seconds(30),
-        energy: { var e = ReceiverEnergy.mt3339; e.hotStartWindow = .seconds(100_000_000); return e }())
+    /// The interval rules alone: no warm-up wait, no plausibility recheck.
+    private let options: FixScheduler.Options = {
+        var options = FixScheduler.Options(
+            policy: .adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900)), acquisitionTimeout: .seconds(30),
+            energy: { var e = ReceiverEnergy.mt3339; e.hotStartWindow = .seconds(100_000_000); return e }())
+        options.warmUp = WarmUpRule(period: .zero)
+        options.plausibility = nil
+        return options
+    }()
 
     /// Feeds a good fix `metresNorth` of the spot at `seconds` and its acceptance; returns the wake-up asked for.
     @discardableResult

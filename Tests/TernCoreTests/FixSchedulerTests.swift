@@ -7,7 +7,11 @@ import TernTesting
         _ policy: FixPolicy = .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)),
         timeout: Int = 30
     ) -> FixScheduler {
-        FixScheduler(options: .init(policy: policy, acquisitionTimeout: .seconds(timeout), accuracyTarget: 15))
+        var options = FixScheduler.Options(policy: policy, acquisitionTimeout: .seconds(timeout), accuracyTarget: 15)
+        // The interval rules alone: no warm-up wait, no plausibility recheck (their own tests cover them).
+        options.warmUp = WarmUpRule(period: .zero)
+        options.plausibility = nil
+        return FixScheduler(options: options)
     }
 
     /// Feeds one good fix at `seconds` and its acceptance; returns the actions after the verdict.
@@ -136,8 +140,11 @@ import TernTesting
         /// The interval after a walker's third fix: north, then (after a corner or not) east, east.
         func intervalAfterStraightLeg(turned: Bool) -> Double {
             // No bad-time cap: only the motion decides.
-            var sut = FixScheduler(options: .init(
-                policy: .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)), badTimeShare: 0))
+            var options = FixScheduler.Options(
+                policy: .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)), badTimeShare: 0)
+            options.warmUp = WarmUpRule(period: .zero)  // the motion rules alone
+            options.plausibility = nil
+            var sut = FixScheduler(options: options)
             _ = sut.handle(.start(now: .zero))
             var position = (north: 0.0, east: 0.0)
             var t = 35.0, actions: [FixSchedulerAction] = []
@@ -164,8 +171,11 @@ import TernTesting
     @Test func aStopWaitsAboutTwentyBudgetsOfTheUsualTravelTime() {
         /// The interval after the thing, having moved at `speed`, is seen still.
         func stillIntervalAfterMoving(at speed: Double) -> Double {
-            var sut = FixScheduler(options: .init(
-                policy: .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)), badTimeShare: 0))
+            var options = FixScheduler.Options(
+                policy: .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)), badTimeShare: 0)
+            options.warmUp = WarmUpRule(period: .zero)  // the motion rules alone
+            options.plausibility = nil
+            var sut = FixScheduler(options: options)
             _ = sut.handle(.start(now: .zero))
             _ = fix(&sut, at: 35, speed: speed)
             var wake = sut.state.offUntil ?? .zero

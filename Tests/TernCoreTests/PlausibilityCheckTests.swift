@@ -32,7 +32,7 @@ import TernTesting
 
     @Test func theAdaptiveSchedulerWaitsForTheNextEpochToConfirmAnOffCourseFix() {
         var options = FixScheduler.Options(policy: .adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900)))
-        options.plausibility = PlausibilityCheck()
+        options.warmUp = WarmUpRule(period: .zero)  // the check alone: fixes two seconds into a session count
         var scheduler = FixScheduler(options: options)
         _ = scheduler.handle(.start(now: .zero))
         _ = scheduler.handle(.fixReceived(.fixture(seconds: 2, speed: 10), now: .seconds(2)))
@@ -58,6 +58,7 @@ import TernTesting
     @Test func aDisplacedStillFixIsRetakenAfterTheRecheckDelayAndTheRetakeIsDelivered() {
         var options = FixScheduler.Options(policy: .adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900)))
         options.plausibility = PlausibilityCheck(stillRecheck: .seconds(60))
+        options.warmUp = WarmUpRule(period: .zero)  // the check alone: fixes two seconds into a session count
         var scheduler = FixScheduler(options: options)
         _ = scheduler.handle(.start(now: .zero))
         _ = scheduler.handle(.fixReceived(.fixture(seconds: 2), now: .seconds(2)))

@@ -20,19 +20,23 @@ import TernTesting
         let sut: Gateway<TestClock<Duration>>
 
         /// The stale-ephemeris timeout equals `timeout`, so every acquisition gives up at `timeout`.
+        /// Unlike the shipped configuration, by default no warm-up, no thinning, and every accepted
+        /// position written at once: these tests watch the queue fix by fix (the shipped rules have
+        /// their own tests, and `GatewayShippedDefaultsTests` runs the gateway with them).
         /// - Parameter throughSwitch: the gateway's receiver forwards power to `power`, stamping each change.
         init(
             policy: FixPolicy = .fixed(interval: .seconds(60)), timeout: Int = 30, maxAccuracy: Double = 25,
-            throughSwitch: Bool = false, memory: InMemorySchedulerMemory? = nil, thinning: TrackThinning.Options? = nil
+            throughSwitch: Bool = false, memory: InMemorySchedulerMemory? = nil, thinning: TrackThinning.Options? = nil,
+            warmUp: Duration = .zero, commitWindow: GroupCommit.Window = .immediate
         ) {
             switched = SwitchedReceiver(fixes: receiver, power: power, clock: clock)
             options = FixScheduler.Options(
                 policy: policy, acquisitionTimeout: .seconds(timeout), staleEphemerisTimeout: .seconds(timeout))
             sut = Gateway(
                 receiver: throughSwitch ? switched : receiver,
-                filter: StandardLocationFilter(options: .init(maxAccuracy: maxAccuracy, thinning: thinning)),
+                filter: StandardLocationFilter(options: .init(maxAccuracy: maxAccuracy, warmUp: warmUp, thinning: thinning)),
                 queue: queue, forwarder: forwarder, scheduler: FixScheduler(options: options),
-                clock: clock, memory: memory, wallClock: { Harness.wallNow }, logger: .quiet())
+                clock: clock, memory: memory, wallClock: { Harness.wallNow }, commitWindow: commitWindow, logger: .quiet())
         }
 
         /// The time of day the gateway sees (fixed: the tests measure downtimes from it).
@@ -157,15 +161,21 @@ import TernTesting
     @Test func theReceiverIsSwitchedOffBeforeTheAcceptedPositionIsWritten() async throws {
         let receiver = FakeReceiver()
         let queue = ObservingQueue { receiver.calls }
+        let clock = TestClock()
+        // The shipped filter and commit window (the write comes up to a second after the power-off).
         let sut = Gateway(
             receiver: receiver, filter: StandardLocationFilter(), queue: queue, forwarder: SpyForwarder(),
-            scheduler: FixScheduler(options: .init(policy: .fixed(interval: .seconds(60)))), clock: TestClock(),
+            scheduler: FixScheduler(options: .init(policy: .fixed(interval: .seconds(60)))), clock: clock,
             logger: .quiet())
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await sut.run() }
             #expect(await eventually { receiver.calls == [.powerOn] })
             receiver.emit(.fixture())
-            #expect(await eventually { queue.callsAtEachWrite.count == 1 })
+            #expect(await eventually { receiver.calls == [.powerOn, .powerOff] })
+            #expect(await eventually {
+                await clock.advance(by: .milliseconds(100))
+                return queue.callsAtEachWrite.count == 1
+            })
             group.cancelAll()
         }
         #expect(queue.callsAtEachWrite == [[.powerOn, .powerOff]])
