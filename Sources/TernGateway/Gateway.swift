@@ -2,20 +2,18 @@ import Foundation
 import Logging
 import TernCore
 
-/// The coordinator. It only brokers: every fix from the receiver goes to the `FixScheduler` (unless
-/// `FixFreshness` finds it measured before the receiver's last power-on); the fix it delivers goes
-/// through the filter, the verdict goes back to the scheduler at once (so the receiver is switched
-/// off without waiting for the disk), and an accepted one is then written to the queue and the
-/// forwarder is told. The scheduler alone decides when the receiver is powered.
+/// The coordinator's shell: it performs what `GatewayCore` decides (the one core the simulator
+/// drives too) and reports back. Fixes from the receiver go in; power switching, wake-ups, writes to
+/// the queue, telling the forwarder and logging come out. The scheduler alone decides when the
+/// receiver is powered; the filter what is stored; the group commit when it is written.
 ///
 /// The loop is the one documented in `FixSchedulerTypes.swift`: `.start`, `.fixReceived` for every
 /// fix, `.delivered` after the filter's verdict, `.timerFired` at each requested wake-up, `.stop`.
 public actor Gateway<C: Clock> where C.Duration == Duration {
     private let receiver: any GPSReceiver
-    private var filter: any LocationFilter
     private let queue: any PositionQueue
     private let forwarder: any Forwarding
-    private var scheduler: FixScheduler
+    private var core: GatewayCore
     private let clock: C
     private let timer: WakeTimer<C>
     private let logger: Logger
@@ -26,21 +24,16 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     private let accepted: @Sendable (Fix) -> Void
     /// Told of every fix the receiver reports (the control socket's tap).
     private let seen: @Sendable (Fix) -> Void
-    private var freshness = FixFreshness()
-    private var memorySavedAt: Duration?
     private let start: C.Instant
-    private var poweredSince: Duration?
-    /// When the current power session's first usable fix arrived (the filter's warm-up runs from it).
-    private var sessionFirstFixAt: Duration?
-    /// When accepted positions are written (group commit, retries after store failures).
-    private var commits: GroupCommit
     private let commitTimer: WakeTimer<C>
     /// Positions the queue's capacity rules dropped in the current burst (logged when it starts and ends).
     private var dropBurst: QueueDrops?
-    private var current = GatewayStatus()
+    /// `status()`'s counters: the core's when the shell last finished performing an event.
+    private var settled = GatewayStatus()
+    private var settledAt = Duration.zero
 
     /// How often (at most) what the scheduler has learnt is saved to `memory`; also at shutdown.
-    public let memorySaveInterval: Duration
+    public var memorySaveInterval: Duration { core.memorySaveInterval }
 
     /// - Parameters:
     ///   - memory: where the scheduler's memory is kept across restarts (nil: start afresh each time).
@@ -63,35 +56,35 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         self.memory = memory
         self.wallClock = wallClock
         self.synchronisedTime = synchronisedTime
-        self.memorySaveInterval = memorySaveInterval
         self.receiver = receiver
-        self.filter = filter
         self.queue = queue
         self.forwarder = forwarder
-        self.scheduler = scheduler
+        self.core = GatewayCore(
+            scheduler: scheduler, filter: filter, commitWindow: commitWindow, maxPendingWrites: maxPendingWrites,
+            memorySaveInterval: memorySaveInterval)
         self.clock = clock
         self.timer = WakeTimer(clock: clock)
         self.commitTimer = WakeTimer(clock: clock)
-        self.commits = GroupCommit(window: commitWindow, maxPending: maxPendingWrites)
         self.logger = logger
         self.start = clock.now
     }
 
-    /// A snapshot of the counters, with the receiver's on-time up to now.
+    /// The counters as of the last event the shell finished performing (a fix counts once its
+    /// power-off and writes were done), with the receiver's on-time and the uptime up to now.
     public func status() -> GatewayStatus {
-        var snapshot = current
+        var snapshot = settled
         let now = elapsed
-        if let poweredSince { snapshot.receiverOnSeconds += (now - poweredSince).seconds }
+        if snapshot.receiverPowered { snapshot.receiverOnSeconds += (now - settledAt).seconds }
         snapshot.uptimeSeconds = now.seconds
-        snapshot.scheduler = scheduler.summary(now: now)
+        snapshot.scheduler = core.scheduler.summary(now: now)
         return snapshot
     }
 
     /// Runs until the receiver's fixes end or the task is cancelled; powers the receiver off on the way out.
     public func run() async throws {
         await resumeMemory()
-        await perform(scheduler.handle(.start(now: elapsed)))
-        defer { logger.info("gateway stopped", metadata: ["fixes": "\(current.fixesSeen)"]) }
+        await perform(core.start(now: elapsed, synchronisedTime: synchronisedTime()))
+        defer { logger.info("gateway stopped", metadata: ["fixes": "\(core.counters.fixesSeen)"]) }
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { [timer] in
@@ -146,64 +139,54 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     public static var powerOffLimit: Duration { .seconds(5) }
 
     private func powerOffForGood() async {
-        await perform(scheduler.handle(.stop))
-        timer.schedule(at: nil)
-        current.nextWake = nil
+        await perform(core.stop(now: elapsed))
     }
 
     /// Handles one fix from the receiver. Exposed for the run loop; tests drive it through a fake receiver.
     func handle(_ fix: Fix) async {
         seen(fix)
-        // No-fix epochs (still acquiring) only tell the scheduler whether satellites are heard.
-        let usable = fix.quality.isUsable
-        defer { if usable { current.fixesSeen += 1 } else { current.noFixEpochs += 1 } }
-        // A receiver that cannot be switched off (no supply switch) keeps talking while "off".
-        guard scheduler.isPowered else {
-            if usable { current.fixesUnwanted += 1 }
-            return
-        }
-        if usable, !freshness.isFresh(fix, arrivedAt: elapsed) {
-            current.staleFixes += 1
-            logger.notice(
-                "ignoring a fix measured before the receiver's last power-on (left over from the previous power cycle)",
-                metadata: ["fix_time": "\(fix.time)", "powered_on": "\(freshness.poweredOnAt.map { "\($0)" } ?? "-")"])
-            return
-        }
-        if usable, sessionFirstFixAt == nil { sessionFirstFixAt = elapsed }
-        await perform(scheduler.handle(.fixReceived(fix, now: elapsed)))
+        await perform(core.fixReceived(fix, now: elapsed, synchronisedTime: synchronisedTime()))
     }
 
     private func timerFired() async {
-        defer { current.wakeUps += 1 }
-        current.nextWake = nil
-        await perform(scheduler.handle(.timerFired(now: elapsed)))
+        await perform(core.timerFired(now: elapsed, synchronisedTime: synchronisedTime()))
     }
 
-    /// Performs the scheduler's actions: wake-up requests first (they need no waiting), then power
-    /// changes in order, then deliveries, whose verdicts may bring further actions (a power-off comes
-    /// before the accepted position is written: the receiver need not stay on for the disk).
-    private func perform(_ actions: [FixSchedulerAction]) async {
-        var deliveries: [Fix] = []
-        for case let .wake(at) in actions {
-            current.nextWake = at
-            timer.schedule(at: start.advanced(by: at))
-        }
-        for action in actions {
+    /// Performs the core's actions in order; what they lead to (a write's outcome) is performed too.
+    private func perform(_ actions: [GatewayCore.Action]) async {
+        var actions = actions[...]
+        while let action = actions.popFirst() {
             switch action {
             case .powerOn: await setPower(on: true)
             case .powerOff: await setPower(on: false)
-            case let .deliver(fix): deliveries.append(fix)
-            case .wake: break
+            case let .wake(at): timer.schedule(at: at.map { start.advanced(by: $0) })
+            case let .commitWake(at): commitTimer.schedule(at: at.map { start.advanced(by: $0) })
+            case let .write(positions): actions.append(contentsOf: await write(positions))
+            case let .accepted(fix): accepted(fix)
+            case let .saveMemory(snapshot): await saveMemory(snapshot)
+            case let .note(note): log(note)
             }
         }
-        current.acquisitionTimeouts = scheduler.timeouts
-        for fix in deliveries {
-            // A thinned fix is the fix the scheduler asked for all the same: it is told it arrived.
-            let store = evaluate(fix)
-            await perform(scheduler.handle(.delivered(accepted: store != nil, now: elapsed)))
-            guard let store else { continue }
-            for kept in store { await performCommits(commits.accepted(Position(fix: kept), now: elapsed)) }
-            if memorySavedAt.map({ elapsed - $0 >= memorySaveInterval }) ?? true { await saveMemory() }
+        settledAt = elapsed
+        settled = core.status(now: settledAt)
+    }
+
+    private func log(_ note: GatewayCore.Note) {
+        switch note {
+        case let .staleFix(fix, poweredOnAt):
+            logger.notice(
+                "ignoring a fix measured before the receiver's last power-on (left over from the previous power cycle)",
+                metadata: ["fix_time": "\(fix.time)", "powered_on": "\(poweredOnAt.map { "\($0)" } ?? "-")"])
+        case let .rejected(reason):
+            logger.debug("fix rejected", metadata: ["reason": "\(reason)"])
+        case let .reanchored(n, fix):
+            logger.notice(
+                "re-anchored the filter: fixes far from the last accepted one agree with each other (moved while not tracked, or a bad reference)",
+                metadata: ["consistent_fixes": "\(n)", "fix_time": "\(fix.time)"])
+        case let .dropped(count, waiting):
+            logger.critical(
+                "store failing for long: dropped the oldest accepted positions that could not be written",
+                metadata: ["dropped": "\(count)", "waiting": "\(waiting)"])
         }
     }
 
@@ -217,17 +200,15 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
                 logger.warning("scheduler memory saved in the future (was the clock set back?): starting afresh")
                 return
             }
-            scheduler.remember(saved, downtime: .seconds(downtime))
+            core.remember(saved, downtime: .seconds(downtime))
             logger.info("resuming what the scheduler had learnt", metadata: ["saved_seconds_ago": "\(Int(downtime))"])
         } catch {
             logger.warning("cannot read the scheduler memory: starting afresh", metadata: ["error": "\(error)"])
         }
     }
 
-    private func saveMemory() async {
-        let now = elapsed
-        guard let memory, let snapshot = scheduler.memory(now: now) else { return }
-        memorySavedAt = now
+    private func saveMemory(_ snapshot: FixScheduler.Memory) async {
+        guard let memory else { return }
         let time = wallClock()
         do {
             // In its own task so that cancellation (shutdown) cannot cut the write short.
@@ -237,72 +218,24 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         }
     }
 
-    /// Runs the filter on the fix the scheduler chose and counts the verdict. Returns nil when it was
-    /// rejected, else the fixes to store now (none when thinning holds or drops it).
-    private func evaluate(_ fix: Fix) -> [Fix]? {
-        let now = elapsed
-        let context = FilterContext(
-            now: now, synchronisedTime: synchronisedTime(), sessionAge: sessionFirstFixAt.map { now - $0 })
-        let verdict = filter.evaluate(fix, context: context)
-        for reason in verdict.thinned { current.thinned[reason.kind, default: 0] += 1 }
-        if let reason = verdict.rejection {
-            current.rejections[reason.kind, default: 0] += 1
-            logger.debug("fix rejected", metadata: ["reason": "\(reason)"])
-            return nil
-        }
-        if let n = verdict.reanchoredAfter {
-            current.reanchors += 1
-            logger.notice(
-                "re-anchored the filter: fixes far from the last accepted one agree with each other (moved while not tracked, or a bad reference)",
-                metadata: ["consistent_fixes": "\(n)", "fix_time": "\(fix.time)"])
-        }
-        current.fixesAccepted += 1
-        current.lastAccepted = fix
-        accepted(fix)
-        return verdict.store
-    }
-
     private func commitTimerFired() async {
-        await performCommits(commits.timerFired(now: elapsed))
+        await perform(core.commitTimerFired(now: elapsed))
     }
 
-    /// Performs `GroupCommit`'s actions: writes (one transaction each; the outcome goes back to it),
-    /// wake-ups and drops.
-    private func performCommits(_ actions: [GroupCommit.Action]) async {
-        var actions = actions[...]
-        while let action = actions.popFirst() {
-            switch action {
-            case let .write(positions):
-                actions.append(contentsOf: await write(positions))
-            case let .wake(at):
-                commitTimer.schedule(at: at.map { start.advanced(by: $0) })
-            case let .dropped(count):
-                current.droppedUnwritten += count
-                logger.critical(
-                    "store failing for long: dropped the oldest accepted positions that could not be written",
-                    metadata: ["dropped": "\(count)", "waiting": "\(commits.pending.count)"])
-            }
-        }
-        current.pendingWrites = commits.pending.count
-    }
-
-    /// Writes positions in one transaction; returns what `GroupCommit` makes of the outcome.
-    private func write(_ positions: [Position]) async -> [GroupCommit.Action] {
+    /// Writes positions in one transaction; returns what the core makes of the outcome.
+    private func write(_ positions: [Position]) async -> [GatewayCore.Action] {
         do {
             // The write runs in its own task so that cancellation (shutdown) cannot cut it short.
             let result = try await Task { [queue] in try await queue.enqueue(contentsOf: positions) }.value
-            current.enqueued += result.stored
-            current.queueDrops = current.queueDrops + result.dropped
             noteDrops(result.dropped)
             if result.stored > 0 { forwarder.positionsAvailable() }
-            return commits.written(now: elapsed)
+            return core.written(result, now: elapsed)
         } catch {
-            current.lastError = "\(error)"
-            let actions = commits.writeFailed(now: elapsed)
-            if commits.failures == 1 || commits.failures.isMultiple(of: 10) {
+            let actions = core.writeFailed("\(error)", now: elapsed)
+            if core.writeFailures == 1 || core.writeFailures.isMultiple(of: 10) {
                 logger.error(
                     "cannot store positions; keeping them in memory and retrying",
-                    metadata: ["error": "\(error)", "waiting": "\(commits.pending.count)", "attempt": "\(commits.failures)"])
+                    metadata: ["error": "\(error)", "waiting": "\(core.pendingWrites)", "attempt": "\(core.writeFailures)"])
             }
             return actions
         }
@@ -327,40 +260,27 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         do {
             if on { try await receiver.powerOn() } else { try await receiver.powerOff() }
         } catch {
-            current.lastError = "\(error)"
+            core.counters.lastError = "\(error)"
             logger.error("cannot switch receiver power", metadata: ["on": "\(on)", "error": "\(error)"])
             return
         }
-        let now = elapsed
-        if on {
-            if poweredSince == nil {
-                current.powerCycles += 1
-                sessionFirstFixAt = nil
-                freshness.poweredOn(at: now, systemTime: synchronisedTime())
-            }
-            poweredSince = poweredSince ?? now
-        } else if let since = poweredSince {
-            current.receiverOnSeconds += (now - since).seconds
-            poweredSince = nil
-        }
-        current.receiverPowered = on
+        core.powerSwitched(on: on, now: elapsed, synchronisedTime: synchronisedTime())
         logger.debug("receiver power", metadata: ["on": "\(on)"])
     }
 
     private func shutDown() async {
         // What waits to be written is written now (twice if the first attempt fails), after a write in
-        // flight (its own task; it completes on this actor) has reported.
-        while commits.isWriting { await Task.yield() }
-        // The fix thinning holds is the track's last point so far: it is kept.
-        for held in filter.flush() { _ = commits.accepted(Position(fix: held), now: elapsed) }
-        for _ in 0..<2 where !commits.pending.isEmpty { await performCommits(commits.shutdown()) }
-        if !commits.pending.isEmpty {
+        // flight (its own task; it completes on this actor) has reported. The fix thinning holds is
+        // the track's last point so far: it is kept.
+        while core.isWriting { await Task.yield() }
+        await perform(core.shutdownWrites(now: elapsed))
+        if core.pendingWrites > 0 { await perform(core.shutdownWrites(now: elapsed)) }
+        if core.pendingWrites > 0 {
             logger.critical(
                 "stopping with accepted positions that could not be stored: they are lost",
-                metadata: ["count": "\(commits.pending.count)", "error": "\(current.lastError ?? "-")"])
+                metadata: ["count": "\(core.pendingWrites)", "error": "\(core.counters.lastError ?? "-")"])
         }
-        commitTimer.schedule(at: nil)
-        await saveMemory()
+        if let snapshot = core.memory(now: elapsed) { await saveMemory(snapshot) }
     }
 
     private var elapsed: Duration { start.duration(to: clock.now) }

@@ -101,8 +101,10 @@ import TernTesting
         let directory = NSTemporaryDirectory() + "tern-order-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        // No warm-up: the GPS's seconds pass faster than real time here, and the gateway's clock is real.
         let gateway = Gateway(
-            receiver: receiver, filter: StandardLocationFilter(), queue: try SQLitePositionQueue(path: directory + "/queue.sqlite"),
+            receiver: receiver, filter: StandardLocationFilter(options: .init(warmUp: .zero)),
+            queue: try SQLitePositionQueue(path: directory + "/queue.sqlite"),
             forwarder: SpyForwarder(), scheduler: FixScheduler(options: .init(policy: .fixed(interval: .seconds(3600)))),
             clock: ContinuousClock(), logger: .quiet())
         // What the UART had sent when the power went off.

@@ -60,7 +60,11 @@ import TernTesting
             let sut = sut
             let seen = await sut.status().reports
             receiver.emit(fix)
-            _ = await eventually { await sut.status().reports > seen }
+            // Handled, and what it led to written (the counters move before the shell's writes).
+            _ = await eventually {
+                let status = await sut.status()
+                return status.reports > seen && status.pendingWrites == 0
+            }
         }
 
         /// Advances virtual time; waits until `condition` holds, nudging the clock so that a timer

@@ -1,4 +1,3 @@
-import TernCore
 
 /// What the gateway has done so far: for the status line, `tern status` and the demo summary.
 public struct GatewayStatus: Sendable, Hashable, Codable {
