@@ -13,6 +13,8 @@ public struct SimulationOptions: Sendable, Hashable {
     public var noSky: [ClosedRange<Double>]
     /// The location filter the accepted fixes pass.
     public var filter: StandardLocationFilter.Options
+    /// How stored positions are written together (the gateway's group commit; writes take no time here).
+    public var commitWindow = GroupCommit.Window()
     /// How wrong the fixes are and what the receiver reports about them (`FixErrorModel`).
     public var errorModel: FixErrorModel.Parameters
     /// When Tern restarts (seconds from the trace start): it powers the receiver off, is down for
@@ -28,10 +30,11 @@ public struct SimulationOptions: Sendable, Hashable {
     /// switching the receiver off): what the real path takes, measured by `tern-bench latency` (PTY at
     /// 9600 baud → termios → NMEA assembler → gateway → power switch; README, "Measurements").
     public var deliveryLatency: Double
-    /// `tern-bench latency --cycles 100`, release build, 2-core x86-64 Debian 12: p95 0.4 ms
-    /// (p50 0.29 ms). Re-measure on the board; at milliseconds it is small next to the cycle's
-    /// transmission (~0.4 s at 9600 baud).
-    public static let measuredDeliveryLatency = 0.0004
+    /// The p95 README quotes under "Acting on a fix" (the one place for this figure): `tern-bench
+    /// latency --cycles 10`, through the daemon's own wiring and shipped configuration, debug build,
+    /// 2 x86_64 cores: 0.57 ms. At milliseconds it is small next to the cycle's transmission (~0.4 s
+    /// at 9600 baud); re-measure on the board.
+    public static let measuredDeliveryLatency = 0.00057
     /// Where the receiver's epochs (its whole UTC seconds) fall in the schedule's time, seconds in
     /// [0, 1): epochs at `epochPhase` + whole seconds from the trace start. Any phase costs the same
     /// on average (the wait for the next epoch after a time to first fix); 0 by default.
@@ -62,15 +65,16 @@ public struct SimulationOptions: Sendable, Hashable {
             policy: policy, acquisitionTimeout: acquisitionTimeout, accuracyTarget: accuracyTarget,
             energy: receiver.energy)
         options.warmUp = WarmUpRule(period: filter.warmUp)
-        options.plausibility = PlausibilityCheck()
         return options
     }
 }
 
-/// Runs the real `FixScheduler` and `StandardLocationFilter` against a simulated receiver moving
-/// along `trace`, in virtual time (event-driven: receiver epochs on whole seconds, scheduler
-/// wake-ups), following the loop in `FixSchedulerTypes.swift`; then scores the accepted track
-/// against the ground truth at 1 Hz.
+/// Runs the gateway's own core (`GatewayCore`: the real `FixScheduler`, `StandardLocationFilter`,
+/// freshness, thinning feedback, group commit and stop path, as the daemon's `Gateway` runs them)
+/// against a simulated receiver and supply switch moving along `trace`, in virtual time
+/// (event-driven: receiver epochs on whole seconds, the core's wake-ups and commit wake-ups); then
+/// scores the accepted and the stored track against the ground truth at 1 Hz. This loop only
+/// simulates the receiver: every decision is the core's.
 ///
 /// What the real path costs is charged: an epoch's fix reaches the scheduler when its cycle's last
 /// byte has left the UART (the MT3339 sentence set of `NMEAWriter.cycle` at the model's baud rate)
@@ -82,7 +86,7 @@ public func simulate(trace: Trace, options: SimulationOptions) -> SimulationResu
 
 /// As `simulate(trace:options:)`, with explicit scheduler options (for tuning).
 public func simulate(trace: Trace, options: SimulationOptions, scheduler schedulerOptions: FixScheduler.Options) -> SimulationResult {
-    var run = SimulationRun(trace: trace, options: options, scheduler: FixScheduler(options: schedulerOptions))
+    var run = SimulationRun(trace: trace, options: options, scheduler: schedulerOptions)
     run.run()
     return run.result()
 }
@@ -91,23 +95,22 @@ struct SimulationRun {
     let trace: Trace
     let options: SimulationOptions
     let model: ReceiverModel
-    var scheduler: FixScheduler
-    var filter: StandardLocationFilter
+    var core: GatewayCore
     var meter: EnergyMeter
     var random: SplitMix64
     /// The fix errors (their own random stream, so that scheduling choices do not shift the noise).
     var errors: FixErrorModel
     var errorRandom: SplitMix64
     var receiver = SimulatedReceiver()
-    /// The scheduler's requested wake-up, kept as the exact `Duration` it asked for.
+    /// The core's requested wake-up, kept as the exact `Duration` it asked for, and its commit wake-up.
     var wake: Duration?
+    var commitAt: Duration?
     var now = 0.0
     var accepted: [SimulationResult.AcceptedFix] = []
-    /// What the filter stored (after thinning), and its verdicts counted by reason.
+    /// What the core wrote (after thinning and group commit).
     var stored: [SimulationResult.AcceptedFix] = []
-    var rejections: [String: Int] = [:]
-    var thinned: [String: Int] = [:]
-    var reanchors = 0
+    /// The counters of the cores before the last restart.
+    var earlierCounters = GatewayStatus()
     /// The epoch of the receiver's first fix in the run (the end of the cold start after boot).
     var firstFixEpoch: Double?
     var powerLog: [SimulationResult.PowerLogEntry] = []
@@ -127,14 +130,13 @@ struct SimulationRun {
         cycles.fixTransmission(noisy: receiver.fixesThisSession < receiver.noisyCount) + options.deliveryLatency
     }
 
-    init(trace: Trace, options: SimulationOptions, scheduler: FixScheduler) {
+    init(trace: Trace, options: SimulationOptions, scheduler: FixScheduler.Options) {
         cycles = SimulatedCycle(model: options.receiver)
         noFixDelay = cycles.noFixTransmission + options.deliveryLatency
         self.trace = trace
         self.options = options
         self.model = options.receiver
-        self.scheduler = scheduler
-        self.filter = StandardLocationFilter(options: options.filter)
+        self.core = Self.makeCore(options: options, scheduler: scheduler)
         self.meter = EnergyMeter(energy: options.receiver.energy, standbyCurrent: options.receiver.standbyCurrent)
         self.random = SplitMix64(seed: options.seed)
         var errorRandom = SplitMix64(seed: options.seed ^ 0x5EED_0F_E770_12)
@@ -143,45 +145,64 @@ struct SimulationRun {
         self.restarts = options.restarts.sorted()
     }
 
+    static func makeCore(options: SimulationOptions, scheduler: FixScheduler.Options) -> GatewayCore {
+        GatewayCore(
+            scheduler: FixScheduler(options: scheduler), filter: StandardLocationFilter(options: options.filter),
+            commitWindow: options.commitWindow)
+    }
+
     mutating func run() {
         let end = trace.duration
-        perform(scheduler.handle(.start(now: .zero)))
+        perform(core.start(now: .zero))
         while true {
             let fixAt = receiver.powered ? receiver.nextFixAt.map { $0 + fixDelay } : nil
             let statusAt = receiver.powered ? receiver.nextStatusAt.map { $0 + noFixDelay } : nil
             let restartAt = startAt == nil ? restarts.first : nil
-            let next = [fixAt, statusAt, wake?.seconds, restartAt, startAt].compactMap { $0 }.min()
+            let next = [fixAt, statusAt, wake?.seconds, commitAt?.seconds, restartAt, startAt].compactMap { $0 }.min()
             guard let next, next <= end else { break }
             now = max(now, next)
             if let restartAt, restartAt <= next {
                 restart()
             } else if let at = startAt, at <= next {
                 startAt = nil
-                perform(scheduler.handle(.start(now: .seconds(now))))
+                perform(core.start(now: .seconds(now)))
             } else if let fixAt, fixAt <= next {
                 emitFix()
             } else if let statusAt, statusAt <= next {
                 emitNoFixEpoch()
-            } else if let at = wake {
+            } else if let at = wake, at.seconds <= next {
                 wake = nil
-                perform(scheduler.handle(.timerFired(now: max(at, .seconds(now)))))
+                perform(core.timerFired(now: max(at, .seconds(now))))
+            } else if let at = commitAt {
+                commitAt = nil
+                perform(core.commitTimerFired(now: max(at, .seconds(now))))
             }
         }
         now = end
-        perform(scheduler.handle(.stop))
+        stopCore()
         meter.finish(at: end)
     }
 
-    /// Tern stops (receiver off), and a new scheduler waits to start after the downtime.
+    /// The gateway's stop path: what waits is written (thinning's held fix included), then the
+    /// receiver is switched off.
+    private mutating func stopCore() {
+        perform(core.shutdownWrites(now: .seconds(now)))
+        perform(core.stop(now: .seconds(now)))
+    }
+
+    /// Tern stops (receiver off), and a new core waits to start after the downtime, resuming what the
+    /// scheduler had learnt when `remembers` (the daemon saves it at shutdown).
     private mutating func restart() {
         restarts.removeFirst()
-        perform(scheduler.handle(.stop))
+        stopCore()
+        let scheduler = core.scheduler
         earlier = (earlier.refreshes + scheduler.ephemerisRefreshes, earlier.timeouts + scheduler.timeouts, earlier.keptOn + scheduler.keptOn)
-        let memory = scheduler.memory(now: .seconds(now))
-        var next = FixScheduler(options: scheduler.options)
-        if options.remembers, let memory { next.remember(memory, downtime: .seconds(SimulationOptions.restartDowntime)) }
-        scheduler = next
+        earlierCounters = earlierCounters.mergingVerdicts(core.counters)
+        let memory = core.memory(now: .seconds(now))
+        core = Self.makeCore(options: options, scheduler: scheduler.options)
+        if options.remembers, let memory { core.remember(memory, downtime: .seconds(SimulationOptions.restartDowntime)) }
         wake = nil
+        commitAt = nil
         startAt = now + SimulationOptions.restartDowntime
     }
 
@@ -208,7 +229,7 @@ struct SimulationRun {
         receiver.nextStatusAt = epoch + 1 < (receiver.nextFixAt ?? .infinity) ? epoch + 1 : nil
         let hearing = skyVisible(at: epoch) && epoch - poweredAt >= SimulatedGPS.hearingDelay
         let report = Fix.noFix(time: trace.start.addingTimeInterval(epoch), satellitesHeard: hearing ? SimulatedGPS.satellitesHeard : 0)
-        perform(scheduler.handle(.fixReceived(report, now: .seconds(now))))
+        perform(core.fixReceived(report, now: .seconds(now)))
     }
 
     private mutating func emitFix() {
@@ -235,7 +256,7 @@ struct SimulationRun {
         }
         receiver.nextFixAt = epoch + 1
         let fix = makeFix(at: epoch)
-        perform(scheduler.handle(.fixReceived(fix, now: .seconds(now))))
+        perform(core.fixReceived(fix, now: .seconds(now)))
     }
 
     private mutating func makeFix(at epoch: Double) -> Fix {
@@ -263,8 +284,10 @@ struct SimulationRun {
         powerLog.append(.init(time: now, state: state))
     }
 
-    private mutating func perform(_ actions: [FixSchedulerAction]) {
-        for action in actions {
+    /// Performs the core's actions as the daemon's shell does, on the simulated receiver and switch.
+    private mutating func perform(_ actions: [GatewayCore.Action]) {
+        var actions = actions[...]
+        while let action = actions.popFirst() {
             switch action {
             case .powerOn:
                 guard !receiver.powered else { continue }
@@ -292,25 +315,25 @@ struct SimulationRun {
                 receiver.poweredAt = now
                 receiver.nextStatusAt = firstEpoch < firstFix ? firstEpoch : nil
                 setMeter(.acquiring)
+                core.powerSwitched(on: true, now: .seconds(now))
             case .powerOff:
                 guard receiver.powered else { continue }
                 receiver.powered = false
                 receiver.nextFixAt = nil
                 receiver.nextStatusAt = nil
                 setMeter(.off)
+                core.powerSwitched(on: false, now: .seconds(now))
             case let .wake(at):
                 wake = at
-            case let .deliver(fix):
-                let context = FilterContext(
-                    now: .seconds(now), synchronisedTime: nil,
-                    sessionAge: receiver.firstFixArrival.map { .seconds(now - $0) })
-                let verdict = filter.evaluate(fix, context: context)
-                for reason in verdict.thinned { thinned[reason.kind, default: 0] += 1 }
-                if let reason = verdict.rejection { rejections[reason.kind, default: 0] += 1 }
-                if verdict.reanchoredAfter != nil { reanchors += 1 }
-                if verdict.passed { accepted.append(acceptedFix(fix)) }
-                stored += verdict.store.map(acceptedFix)
-                perform(scheduler.handle(.delivered(accepted: verdict.passed, now: .seconds(now))))
+            case let .commitWake(at):
+                commitAt = at
+            case let .write(positions):
+                stored += positions.map { acceptedFix($0.fix) }
+                actions.append(contentsOf: core.written(EnqueueResult(stored: positions.count), now: .seconds(now)))
+            case let .accepted(fix):
+                accepted.append(acceptedFix(fix))
+            case .saveMemory, .note:
+                break
             }
         }
     }
@@ -347,16 +370,17 @@ struct SimulationRun {
         r.floorMJ = e.voltage * e.acquisitionCurrent * (model.hotTTFFMedian + 0.5 + cycles.fixTransmission(noisy: true) + options.deliveryLatency)
         r.floorRatio = r.floorMJ > 0 ? r.energyPerFixMJ / r.floorMJ : 0
         r.medianCycleMJ = median(meter.cycles)
-        r.ephemerisRefreshes = earlier.refreshes + scheduler.ephemerisRefreshes
-        r.timeouts = earlier.timeouts + scheduler.timeouts
-        r.keptOn = earlier.keptOn + scheduler.keptOn
+        r.ephemerisRefreshes = earlier.refreshes + core.scheduler.ephemerisRefreshes
+        r.timeouts = earlier.timeouts + core.scheduler.timeouts
+        r.keptOn = earlier.keptOn + core.scheduler.keptOn
         r.acceptedFixes = accepted
-        let all = stored + filter.flush().map(acceptedFix)
+        let all = stored
         r.storedFixes = all
         r.fixesStored = all.count
-        r.rejections = rejections
-        r.thinned = thinned
-        r.reanchors = reanchors
+        let counters = earlierCounters.mergingVerdicts(core.counters)
+        r.rejections = counters.rejections
+        r.thinned = counters.thinned
+        r.reanchors = counters.reanchors
         let storedErrors = trackErrors(trace: trace, fixes: all)
         r.errorStoredSkyM = SimulationResult.ErrorStats(scored(storedErrors))
         r.powerLog = powerLog
@@ -453,4 +477,16 @@ struct SimulatedCycle {
     }
 
     func fixTransmission(noisy: Bool) -> Double { noisy ? noisyFixTransmission : steadyFixTransmission }
+}
+
+extension GatewayStatus {
+    /// The filter's verdicts of two cores together (before and after a restart): rejections,
+    /// thinning and re-anchors; the other counters are this one's.
+    func mergingVerdicts(_ other: GatewayStatus) -> GatewayStatus {
+        var sum = self
+        sum.rejections.merge(other.rejections, uniquingKeysWith: +)
+        sum.thinned.merge(other.thinned, uniquingKeysWith: +)
+        sum.reanchors += other.reanchors
+        return sum
+    }
 }
