@@ -11,7 +11,8 @@ import TernCore
 ///     e = σ · (HDOP / HDOP₅₀)^γ · U · M · W · (√ρ · b(t) + √(1−ρ) · w)
 ///
 /// - σ: the steady per-axis 1 σ, from the datasheet CEP50 (`ReceiverModel.sigma`; MT3339 3.0 m, M8 2.5 m CEP).
-/// - b(t): a unit Gauss–Markov process with time constant `biasTau` (120 s), w: white unit noise;
+/// - b(t): a unit Gauss–Markov process with time constant `biasTau` (120 s) on a one-second grid, w:
+///   white unit noise;
 ///   `biasShare` ρ = 0.8 of the variance is the slow part. GPS position errors are dominated by slowly
 ///   varying terms (orbit and clock, ionosphere, troposphere, multipath; Misra & Enge, *Global
 ///   Positioning System*, 2nd ed., ch. 5–6); the 120 s and the 0.8 are **assumptions**.
@@ -83,44 +84,74 @@ public struct FixErrorModel: Sendable {
 
     public var parameters: Parameters
     public let sigma: Double
+    /// Keys the slow state's random steps (with the second they belong to).
+    private let seed: UInt64
     private var biasNorth = 0.0
     private var biasEast = 0.0
     private var unexplained = 0.0
     private var geometry = 0.0
     private var inMultipath = false
-    private var last: Double?
+    /// The whole second the slow state is at (nil before the first draw).
+    private var stateSecond: Int64?
     /// The last position reported, for a stale repeat at the next start.
     private var lastReported: Coordinate?
 
-    public init(sigma: Double, parameters: Parameters = Parameters(), random: inout SplitMix64) {
+    /// The slowly varying terms (b, U, log HDOP, the multipath chain) run on a one-second grid of the
+    /// receiver's clock, each step's randomness drawn from `seed` and that second: their value at a
+    /// second does not depend on which earlier seconds had a fix drawn (exactly the same process in
+    /// law as stepping from fix to fix; Gauss–Markov and Markov chains compose over steps).
+    public init(sigma: Double, parameters: Parameters = Parameters(), seed: UInt64) {
         self.sigma = sigma
         self.parameters = parameters
-        biasNorth = random.nextGaussian()
-        biasEast = random.nextGaussian()
-        unexplained = random.nextGaussian()
-        geometry = random.nextGaussian()
-        inMultipath = random.nextUnit() < parameters.multipathShare
+        self.seed = seed
     }
 
-    /// Draws the error of a fix at `time` (seconds; increasing), `warmUp` its start-up noise factor
-    /// (1 once settled), `firstOfStart` true for a power-on's first fix; `truth` is where it really is.
-    public mutating func draw(at time: Double, truth: Coordinate, warmUp: Double, firstOfStart: Bool, random: inout SplitMix64) -> Draw {
+    /// The random steps of second `second`.
+    private func random(at second: Int64) -> SplitMix64 {
+        let key = UInt64(bitPattern: second)
+        return SplitMix64(seed: seed ^ (0x9E37_79B9_7F4A_7C15 &* (key | 1)) ^ (key << 17))
+    }
+
+    /// Brings the slow state to `second`: one step per second from where it was, or a fresh draw from
+    /// the stationary distribution at the first draw and after a gap where the past no longer matters.
+    private mutating func advance(to second: Int64) {
         let p = parameters
-        let dt = last.map { max(0, time - $0) } ?? .infinity
-        last = time
-        func step(_ x: Double, tau: Double) -> Double {
-            let rho = dt.isFinite ? exp(-dt / tau) : 0
-            return rho * x + (1 - rho * rho).squareRoot() * random.nextGaussian()
+        let memory = Int64(10 * max(p.biasTau, p.hdopTau, p.multipathEpisode))
+        guard let at = stateSecond, second >= at, second - at <= memory else {
+            var random = random(at: second)
+            biasNorth = random.nextGaussian()
+            biasEast = random.nextGaussian()
+            unexplained = random.nextGaussian()
+            geometry = random.nextGaussian()
+            inMultipath = random.nextUnit() < p.multipathShare
+            stateSecond = second
+            return
         }
-        biasNorth = step(biasNorth, tau: p.biasTau)
-        biasEast = step(biasEast, tau: p.biasTau)
-        unexplained = step(unexplained, tau: p.biasTau)
-        geometry = step(geometry, tau: p.hdopTau)
+        let bias = exp(-1 / p.biasTau), hdop = exp(-1 / p.hdopTau)
         // Two-state chain: leave an episode at 1/episode, enter one so that `share` of the time is in one.
         let out = 1 / p.multipathEpisode, into = out * p.multipathShare / max(1e-9, 1 - p.multipathShare)
-        let stay = exp(-(out + into) * (dt.isFinite ? dt : 1e9))
-        let onProbability = p.multipathShare + ((inMultipath ? 1 : 0) - p.multipathShare) * stay
-        inMultipath = random.nextUnit() < onProbability
+        let stay = exp(-(out + into))
+        var s = at
+        while s < second {
+            s += 1
+            var random = random(at: s)
+            func step(_ x: Double, _ rho: Double) -> Double { rho * x + (1 - rho * rho).squareRoot() * random.nextGaussian() }
+            biasNorth = step(biasNorth, bias)
+            biasEast = step(biasEast, bias)
+            unexplained = step(unexplained, bias)
+            geometry = step(geometry, hdop)
+            let onProbability = p.multipathShare + ((inMultipath ? 1 : 0) - p.multipathShare) * stay
+            inMultipath = random.nextUnit() < onProbability
+        }
+        stateSecond = second
+    }
+
+    /// Draws the error of a fix at `time` (seconds of the receiver's clock, e.g. UTC; increasing),
+    /// `warmUp` its start-up noise factor (1 once settled), `firstOfStart` true for a power-on's first
+    /// fix; `truth` is where it really is. `random` draws the fix's own noise.
+    public mutating func draw(at time: Double, truth: Coordinate, warmUp: Double, firstOfStart: Bool, random: inout SplitMix64) -> Draw {
+        let p = parameters
+        advance(to: Int64((time + 1e-6).rounded(.down)))
 
         var hdop = p.hdopMedian * exp(p.hdopLogSigma * geometry)
         let steadySatellites = p.satellitesMedian * pow(p.hdopMedian / hdop, 2)

@@ -109,7 +109,7 @@ public final class SimulatedGPS: Sendable {
             receiver.on = true
             startReceiver(at: 0, receiver: &receiver)
         }
-        var random = SplitMix64(seed: options.seed)
+        var fixes = SimulatedFixes(model: options.model, seed: options.seed)
         let writer = NMEAWriter()
         var tick = 0
         while true {
@@ -131,8 +131,11 @@ public final class SimulatedGPS: Sendable {
                     receiver.ephemerisAt = now
                 }
                 receiver.trackingSince = receiver.trackingSince ?? now
-                let fix = fix(at: now, time: time, noisy: receiver.fixesThisStart <= receiver.noisyFixes, random: &random)
-                sentences = writer.cycle(for: fix, inView: fix.satellites ?? 0)
+                let fix = fixes.fix(
+                    time: time, truth: options.route.state(at: now), number: receiver.fixesThisStart,
+                    startUp: receiver.startUp)
+                let noisy = receiver.fixesThisStart <= receiver.startUp.noisyFixes
+                sentences = writer.cycle(for: fix, inView: SimulatedCycle.satellites(noisy: noisy))
                 counters.withLock { $0.fixes += 1 }
             }
             counters.withLock { $0.epochs += 1 }
@@ -149,7 +152,7 @@ public final class SimulatedGPS: Sendable {
         var ttff = 0.0
         var ephemerisAt: Double?
         var fixesThisStart = 0
-        var noisyFixes = 0
+        var startUp = SimulatedFixes.StartUp(noisyFixes: 0, noisyFactor: 1)
         var trackingSince: Double?
     }
 
@@ -168,10 +171,9 @@ public final class SimulatedGPS: Sendable {
         receiver.poweredAt = time
         receiver.start = model.startKind(ephemerisAge: receiver.ephemerisAt.map { time - $0 })
         receiver.ttff = options.fixedTTFF ?? model.ttff(receiver.start, powerOn: receiver.powerOns, seed: options.seed)
+        receiver.startUp = SimulatedFixes.startUp(of: model, powerOn: receiver.powerOns, seed: options.seed)
         receiver.powerOns += 1
         receiver.fixesThisStart = 0
-        var random = SplitMix64(seed: options.seed &+ UInt64(receiver.powerOns))
-        receiver.noisyFixes = Int.random(in: model.noisyFixes, using: &random)
         counters.withLock {
             switch receiver.start {
             case .hot: $0.hotStarts += 1
@@ -193,6 +195,7 @@ public final class SimulatedGPS: Sendable {
         if bytes.isEmpty { counters.withLock { $0.cyclesWritten += 1 } }
         let chunk = max(1, Int(Self.chunkDuration * Double(model.baudRate) / 10))
         var sent = 0
+        var counted = bytes.isEmpty
         while sent < bytes.count {
             let next = min(sent + chunk, bytes.count)
             let end = epoch + model.transmission(bytes: next)
@@ -200,14 +203,22 @@ public final class SimulatedGPS: Sendable {
             if clock.now < deadline { try await clock.sleep(until: deadline, tolerance: nil) }
             if let off = switches.firstOff(after: epoch), off < end {
                 let onTheWire = min(next, max(sent, Int((off - epoch) * Double(model.baudRate) / 10)))
-                counters.withLock {
-                    $0.cyclesWritten += 1
-                    $0.epochsCut += 1
+                // Cut (unless only the last line's "\n" was still to come: the cycle was complete).
+                if !counted {
+                    counters.withLock {
+                        $0.cyclesWritten += 1
+                        $0.epochsCut += 1
+                    }
                 }
                 emit(Array(bytes[sent..<onTheWire]))
                 return
             }
-            if next == bytes.count { counters.withLock { $0.cyclesWritten += 1 } }
+            // The last line is complete at its "\r" (a reader may take it there): counted with the
+            // chunk that carries it, even when the "\n" comes in the next.
+            if !counted, next >= bytes.count - 1 {
+                counted = true
+                counters.withLock { $0.cyclesWritten += 1 }
+            }
             emit(Array(bytes[sent..<next]))
             sent = next
         }
@@ -216,20 +227,6 @@ public final class SimulatedGPS: Sendable {
     /// The longest stretch of a cycle written at once, seconds on the wire (a real UART sends byte by
     /// byte; a reader's quiet gap must never fall inside a cycle).
     static let chunkDuration = 0.01
-
-    private func fix(at seconds: Double, time: Date, noisy: Bool, random: inout SplitMix64) -> Fix {
-        let model = options.model
-        let truth = options.route.state(at: seconds)
-        let factor = noisy ? model.noisyFactor.lowerBound + (model.noisyFactor.upperBound - model.noisyFactor.lowerBound) * random.nextUnit() : 1
-        let north = random.nextGaussian() * model.sigma * factor
-        let east = random.nextGaussian() * model.sigma * factor
-        let shifted = Geodesy.destination(from: truth.coordinate, distance: hypot(north, east), bearing: atan2(east, north) * 180 / .pi)
-        let accuracy = model.cep50 * factor * (0.8 + 0.45 * random.nextUnit())
-        return Fix(
-            time: time, coordinate: shifted, altitude: 120 + random.nextGaussian() * 4,
-            speed: max(0, truth.speed + model.speedNoise * random.nextGaussian()),
-            course: truth.course, quality: .gps, satellites: SimulatedCycle.satellites(noisy: noisy), hdop: accuracy / NMEAFixAssembler.defaultUERE)
-    }
 
     private func emit(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }

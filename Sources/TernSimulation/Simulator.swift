@@ -98,9 +98,8 @@ struct SimulationRun {
     var core: GatewayCore
     var meter: EnergyMeter
     var random: SplitMix64
-    /// The fix errors (their own random stream, so that scheduling choices do not shift the noise).
-    var errors: FixErrorModel
-    var errorRandom: SplitMix64
+    /// The receiver's fixes (their own random streams, so that scheduling choices do not shift the noise).
+    var fixes: SimulatedFixes
     var receiver = SimulatedReceiver()
     /// The core's requested wake-up, kept as the exact `Duration` it asked for, and its commit wake-up.
     var wake: Duration?
@@ -127,7 +126,7 @@ struct SimulationRun {
 
     /// Seconds from the next fix's epoch to its reaching the scheduler.
     private var fixDelay: Double {
-        cycles.fixTransmission(noisy: receiver.fixesThisSession < receiver.noisyCount) + options.deliveryLatency
+        cycles.fixTransmission(noisy: receiver.fixesThisSession < receiver.startUp.noisyFixes) + options.deliveryLatency
     }
 
     init(trace: Trace, options: SimulationOptions, scheduler: FixScheduler.Options) {
@@ -139,9 +138,7 @@ struct SimulationRun {
         self.core = Self.makeCore(options: options, scheduler: scheduler)
         self.meter = EnergyMeter(energy: options.receiver.energy, standbyCurrent: options.receiver.standbyCurrent)
         self.random = SplitMix64(seed: options.seed)
-        var errorRandom = SplitMix64(seed: options.seed ^ 0x5EED_0F_E770_12)
-        self.errors = FixErrorModel(sigma: options.receiver.sigma, parameters: options.errorModel, random: &errorRandom)
-        self.errorRandom = errorRandom
+        self.fixes = SimulatedFixes(model: options.receiver, seed: options.seed, parameters: options.errorModel)
         self.restarts = options.restarts.sorted()
     }
 
@@ -260,23 +257,9 @@ struct SimulationRun {
     }
 
     private mutating func makeFix(at epoch: Double) -> Fix {
-        let now = epoch
-        let truth = trace.position(at: trace.start.addingTimeInterval(now))
-        let noisy = receiver.fixesThisSession <= receiver.noisyCount
-        let draw = errors.draw(
-            at: now, truth: truth, warmUp: noisy ? receiver.noisyFactor : 1, firstOfStart: receiver.fixesThisSession == 1,
-            random: &errorRandom)
-        let coordinate = draw.stale ?? FixErrorModel.offset(truth, north: draw.north, east: draw.east)
-        let before = trace.position(at: trace.start.addingTimeInterval(now - 1))
-        let after = trace.position(at: trace.start.addingTimeInterval(now + 1))
-        let trueSpeed = Geodesy.distance(before, after) / 2
-        let speed = max(0, trueSpeed + model.speedNoise * random.nextGaussian())
-        let course = trueSpeed > 0.2 ? Geodesy.bearing(from: before, to: after) : 360 * random.nextUnit()
-        // What Tern computes from the receiver's GGA: HDOP × UERE.
-        let accuracy = draw.hdop * NMEAFixAssembler.defaultUERE
-        return Fix(
-            time: trace.start.addingTimeInterval(now), coordinate: coordinate, speed: speed, course: course,
-            quality: .gps, satellites: draw.satellites, hdop: draw.hdop, accuracy: accuracy)
+        fixes.fix(
+            time: trace.start.addingTimeInterval(epoch), truth: trace.state(at: epoch),
+            number: receiver.fixesThisSession, startUp: receiver.startUp)
     }
 
     private mutating func setMeter(_ state: EnergyMeter.PowerState) {
@@ -304,9 +287,7 @@ struct SimulationRun {
                 receiver.fixesThisSession = 0
                 receiver.firstFixArrival = nil
                 receiver.trackingSince = nil
-                receiver.noisyCount = Int.random(in: model.noisyFixes, using: &random)
-                receiver.noisyFactor = model.noisyFactor.lowerBound
-                    + (model.noisyFactor.upperBound - model.noisyFactor.lowerBound) * random.nextUnit()
+                receiver.startUp = SimulatedFixes.startUp(of: model, powerOn: powerOns - 1, seed: options.seed)
                 // Epochs fall on whole seconds: the first at or after the power-on, the first fix at or
                 // after a time to first fix later.
                 let firstFix = nextEpoch(atOrAfter: now + model.ttff(kind, powerOn: powerOns - 1, seed: options.seed))
@@ -402,8 +383,7 @@ struct SimulatedReceiver {
     var firstFixArrival: Double?
     var fixesThisSession = 0
     var trackingSince: Double?
-    var noisyCount = 0
-    var noisyFactor = 1.0
+    var startUp = SimulatedFixes.StartUp(noisyFixes: 0, noisyFactor: 1)
 }
 
 /// Distance at every whole second (index = seconds since the trace start) between the truth and the

@@ -42,8 +42,9 @@ import TernTesting
     /// Runs the trace through the simulated board and the real gateway; returns the power switch's
     /// changes, in seconds of the GPS's clock (its epochs are on whole seconds).
     private func realPath(
-        trace: Trace, policy: FixPolicy, model: ReceiverModel, speed: Double, seed: UInt64
-    ) async throws -> [(on: Bool, at: Double)] {
+        trace: Trace, scheduler: FixScheduler.Options, filter: StandardLocationFilter.Options,
+        commitWindow: GroupCommit.Window = GroupCommit.Window(), model: ReceiverModel, speed: Double, seed: UInt64
+    ) async throws -> (changes: [(on: Bool, at: Double)], stored: Int) {
         let board = try SimulatedBoard(speed: speed, seed: seed, startTime: trace.start, route: trace, model: model)
         let directory = NSTemporaryDirectory() + "tern-crosscheck-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -61,15 +62,16 @@ import TernTesting
             group.addTask { try await board.gps.run(clock: board.clock, from: start) }
             try await board.clock.sleep(until: start.advanced(by: .seconds(1)), tolerance: nil)
             let gateway = Gateway(
-                receiver: receiver, filter: StandardLocationFilter(options: Self.noWarmUp), queue: queue,
-                forwarder: SpyForwarder(), scheduler: FixScheduler(options: .init(policy: policy, energy: model.energy)),
-                clock: board.clock, logger: .quiet())
+                receiver: receiver, filter: StandardLocationFilter(options: filter), queue: queue,
+                forwarder: SpyForwarder(), scheduler: FixScheduler(options: scheduler),
+                clock: board.clock, commitWindow: commitWindow,
+                logger: .quiet())
             group.addTask { try await gateway.run() }
-            try await board.clock.sleep(until: start.advanced(by: .seconds(trace.duration + 6)), tolerance: nil)
+            try await board.clock.sleep(until: start.advanced(by: .seconds(trace.duration + 1)), tolerance: nil)
             group.cancelAll()
         }
         await board.serialPort.close()
-        return log.withLock { $0 }
+        return (log.withLock { $0 }, try await queue.count())
     }
 
     @Test func theReceiversOnTimePerPowerCycleAgreesWithTheRealPathWithin10Percent() async throws {
@@ -80,7 +82,9 @@ import TernTesting
         receiver.coldTTFF = 6
         let trace = try trace(seconds: 140)
         let policy = FixPolicy.fixed(interval: .seconds(10))
-        let changes = try await realPath(trace: trace, policy: policy, model: receiver, speed: 5, seed: 3)
+        let changes = try await realPath(
+            trace: trace, scheduler: .init(policy: policy, energy: receiver.energy), filter: Self.noWarmUp, model: receiver,
+            speed: 5, seed: 3).changes
         // The gateway started (its schedule's 0) at its first power-on, some way into the GPS's second:
         // the simulator gets the same schedule and the same place of the epochs in it.
         let origin = try #require(changes.first?.at)
@@ -101,5 +105,90 @@ import TernTesting
         // The check can tell: without the cycle's time on the wire the model would be off by more than 10 %.
         let withoutTransmission = meanSimulated - receiver.transmission(bytes: 340)
         #expect(abs(withoutTransmission - meanReal) > 0.1 * meanReal)
+    }
+
+    /// Three traces (a car with stops, a ride up to 9 m/s, a vessel under way then slowing to a stop),
+    /// `minutes` of each from its start.
+    static let productionTraces: [(file: String, minutes: Double)] = [
+        ("around-visnjan-with-car.gpx", 8.6), ("cerknicko-jezero.gpx", 12), ("ais-virginiabeach-476afeca.csv", 15),
+    ]
+
+    /// One trace of the shipped configuration through both paths: on-time of each power cycle and the
+    /// positions stored.
+    struct Comparison {
+        var trace: String
+        var real: (cycles: [Double], stored: Int)
+        var simulated: (cycles: [Double], stored: Int)
+    }
+
+    /// `minutes` of a trace through the real path at 10× and through `simulate`, with the shipped
+    /// configuration and `receiver`'s energy profile.
+    private func compare(file: String, minutes: Double, receiver: ReceiverModel, seed: UInt64) async throws -> Comparison {
+        let config = try TernConfig.parse(SimulatedBoardProfile.text)
+        var scheduler = config.scheduler
+        scheduler.energy = receiver.energy
+        let full = try TraceLoader.load(path: Self.traces + "/" + file).trace
+        let trace = Trace(name: full.name, points: full.points.filter { $0.time.timeIntervalSince(full.start) <= minutes * 60 })
+        let real = try await realPath(
+            trace: trace, scheduler: scheduler, filter: config.filter, commitWindow: config.store.commitWindow,
+            model: receiver, speed: 10, seed: seed)
+        // The gateway started (its schedule's 0) at its first power-on, `origin` into the GPS's time:
+        // the simulator runs the same schedule on the trace from there, with the epochs as placed.
+        let origin = try #require(real.changes.first?.at)
+        var options = SimulationOptions(policy: scheduler.policy, receiver: receiver, seed: seed, filter: config.filter)
+        options.commitWindow = config.store.commitWindow
+        options.epochPhase = (origin.rounded(.up) - origin).truncatingRemainder(dividingBy: 1)
+        let simulated = simulate(trace: trace.from(second: origin), options: options, scheduler: scheduler)
+        let window = 0.0...(trace.duration - origin)
+        return Comparison(
+            trace: file,
+            real: (Self.cycles(real.changes.map { ($0.on, $0.at - origin) }, within: window), real.stored),
+            simulated: (Self.cycles(simulated.powerLog.map { ($0.state != .off, $0.time) }, within: window), simulated.fixesStored))
+    }
+
+    /// The shipped configuration (board/simulated.toml through the daemon's loader: adaptive, warm-up,
+    /// plausibility, thinning, group commit) through the real path and through `simulate`, on three
+    /// traces with each receiver. Both simulate the same receiver (`SimulatedFixes`, the same TTFF
+    /// draws), so they mostly agree cycle for cycle; the real path's own delays, scaled 10-fold here,
+    /// sometimes move a power-on across a receiver epoch, and from there the two runs differ as two
+    /// runs of one process. So the figures are pooled over the three traces: the mean receiver-on
+    /// time per power cycle within 10 %, the positions stored within 5 %; and no single trace further
+    /// off than 20 % (on-time) or 10 % or two positions (stored).
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["TERN_CROSSCHECK"] == "1",
+            "runs alone (TERN_CROSSCHECK=1 swift test --filter SimulatorCrossCheckTests; CI does): beside the rest of the suite the real path's delays, scaled 10-fold, are the load's, not Tern's"),
+        arguments: [ReceiverModel.mt3339, .ubloxM8])
+    func theShippedConfigurationAgreesWithTheRealPath(receiver: ReceiverModel) async throws {
+        let runs = try await withThrowingTaskGroup(of: Comparison.self) { group in
+            for (file, minutes) in Self.productionTraces {
+                group.addTask { try await self.compare(file: file, minutes: minutes, receiver: receiver, seed: 5) }
+            }
+            return try await group.reduce(into: [Comparison]()) { $0.append($1) }
+        }
+        #expect(runs.count == Self.productionTraces.count)
+        func mean(_ cycles: [Double]) -> Double { cycles.reduce(0, +) / Double(max(1, cycles.count)) }
+        func agree(_ simulated: Double, _ real: Double, within share: Double) -> Bool { abs(simulated - real) <= share * real }
+        for run in runs {
+            print(
+                "cross-check \(run.trace) \(receiver.name): \(run.real.cycles.count) / \(run.simulated.cycles.count) cycles (real / simulated), on-time per cycle \(mean(run.real.cycles)) / \(mean(run.simulated.cycles)) s, stored \(run.real.stored) / \(run.simulated.stored)")
+            #expect(agree(mean(run.simulated.cycles), mean(run.real.cycles), within: 0.2), "\(run.trace): on-time per cycle")
+            #expect(abs(run.simulated.stored - run.real.stored) <= max(2, run.real.stored / 10), "\(run.trace): stored")
+        }
+        let real = runs.flatMap(\.real.cycles), simulated = runs.flatMap(\.simulated.cycles)
+        let storedReal = runs.map(\.real.stored).reduce(0, +), storedSimulated = runs.map(\.simulated.stored).reduce(0, +)
+        print("cross-check \(receiver.name), 3 traces: on-time per cycle \(mean(real)) / \(mean(simulated)) s, stored \(storedReal) / \(storedSimulated)")
+        #expect(real.count > 40 && storedReal > 40, "enough cycles and positions for the shares to mean something")
+        #expect(agree(mean(simulated), mean(real), within: 0.1), "on-time per cycle: real \(mean(real)) s, simulated \(mean(simulated)) s")
+        #expect(agree(Double(storedSimulated), Double(storedReal), within: 0.05), "stored: real \(storedReal), simulated \(storedSimulated)")
+    }
+}
+
+extension Trace {
+    /// The trace from `second` seconds after its start on (the truth then as its first point).
+    fileprivate func from(second: Double) -> Trace {
+        let start = self.start.addingTimeInterval(second)
+        return Trace(
+            name: name, points: [Point(time: start, coordinate: position(at: start))] + points.filter { $0.time > start })
     }
 }
