@@ -83,18 +83,26 @@ struct SeedsSummary {
     struct PolicyFailures {
         /// nil: adaptive.
         var fixedInterval: Double?
+        /// The receiver's runs only; nil: both receivers'.
+        var receiver: String?
         var overBudget = 0
         var runs = 0
         var energyMJ = 0.0
 
         var name: String { fixedInterval.map { "fixed \(Int($0)) s" } ?? "adaptive" }
+        /// Share of the moving runs whose p95 stayed within the budget.
+        var withinBudget: Double { runs > 0 ? Double(runs - overBudget) / Double(runs) : 0 }
     }
 
     var seeds: [UInt64]
     var targets: [TargetSpread] = []
+    /// Over both receivers, then per receiver (`receivers`), each adaptive then the fixed intervals.
     var policies: [PolicyFailures] = []
-    /// What fixed 15 s spent over every moving run: the energy yardstick.
-    var fixed15MJ: Double { policies.first { $0.fixedInterval == 15 }?.energyMJ ?? 0 }
+    var receivers: [String] = []
+    /// What fixed 15 s spent over the moving runs of `receiver` (nil: both): the energy yardstick.
+    func fixed15MJ(receiver: String? = nil) -> Double {
+        policies.first { $0.fixedInterval == 15 && $0.receiver == receiver }?.energyMJ ?? 0
+    }
 
     init(reports: [PolicyReport], budget: Double, intervals: [Double]) {
         seeds = reports.map(\.settings.seed)
@@ -111,20 +119,24 @@ struct SeedsSummary {
                 }
             }
         }
-        var adaptive = PolicyFailures(fixedInterval: nil)
-        var fixed = intervals.map { PolicyFailures(fixedInterval: $0) }
-        for row in reports.flatMap(\.rows) where row.input.isMoving {
-            adaptive.runs += 1
-            adaptive.overBudget += row.adaptive.errorSkyM.p95 > budget ? 1 : 0
-            adaptive.energyMJ += row.adaptive.energyMJ
-            for (index, interval) in intervals.enumerated() {
-                guard let result = row.fixed.first(where: { $0.interval == interval })?.result else { continue }
-                fixed[index].runs += 1
-                fixed[index].overBudget += result.errorSkyM.p95 > budget ? 1 : 0
-                fixed[index].energyMJ += result.energyMJ
+        let rows = reports.flatMap(\.rows).filter(\.input.isMoving)
+        receivers = rows.reduce(into: [String]()) { if !$0.contains($1.receiver.name) { $0.append($1.receiver.name) } }
+        for receiver in [nil] + receivers.map(Optional.some) {
+            var adaptive = PolicyFailures(fixedInterval: nil, receiver: receiver)
+            var fixed = intervals.map { PolicyFailures(fixedInterval: $0, receiver: receiver) }
+            for row in rows where receiver == nil || row.receiver.name == receiver {
+                adaptive.runs += 1
+                adaptive.overBudget += row.adaptive.errorSkyM.p95 > budget ? 1 : 0
+                adaptive.energyMJ += row.adaptive.energyMJ
+                for (index, interval) in intervals.enumerated() {
+                    guard let result = row.fixed.first(where: { $0.interval == interval })?.result else { continue }
+                    fixed[index].runs += 1
+                    fixed[index].overBudget += result.errorSkyM.p95 > budget ? 1 : 0
+                    fixed[index].energyMJ += result.energyMJ
+                }
             }
+            policies += [adaptive] + fixed
         }
-        policies = [adaptive] + fixed
     }
 
     func json() -> [String: Any] {
@@ -140,8 +152,9 @@ struct SeedsSummary {
             },
             "p95_over_budget": policies.map { p in
                 [
-                    "policy": p.name, "runs": p.runs, "over_budget": p.overBudget,
-                    "energy_over_fixed_15s": round(ratio(p.energyMJ, fixed15MJ), 4),
+                    "policy": p.name, "receiver": p.receiver ?? "both", "runs": p.runs, "over_budget": p.overBudget,
+                    "within_budget_share": round(p.withinBudget, 4),
+                    "energy_over_fixed_15s": round(ratio(p.energyMJ, fixed15MJ(receiver: p.receiver)), 4),
                 ] as [String: Any]
             },
         ]
@@ -157,11 +170,21 @@ struct SeedsSummary {
             let worst = t.worst.map { String(round($0, 3)) } ?? "n/a"
             lines.append("| \(t.name) (≤ \(round(t.limit, 3))) | \(t.receiver) | \(t.met) of \(seeds.count) | \(mid) | \(worst) |")
         }
+        // Each policy's energy beside the share of moving runs it kept within the budget: per receiver
+        // (energy relative to that receiver's fixed 15 s), then both.
+        let columns = receivers + ["both"]
         lines += [
-            "", "| policy | moving-trace runs with p95 > budget | energy / fixed 15 s |", "|---|---:|---:|",
+            "", "| policy | " + columns.map { "\($0): runs within budget | energy / fixed 15 s" }.joined(separator: " | ") + " |",
+            "|---|" + columns.map { _ in "---:|---:" }.joined(separator: "|") + "|",
         ]
-        for p in policies {
-            lines.append("| \(p.name) | \(p.overBudget) of \(p.runs) | \(String(format: "%.3f", ratio(p.energyMJ, fixed15MJ))) |")
+        for p in policies where p.receiver == nil {
+            let cells = columns.map { column -> String in
+                let receiver = column == "both" ? nil : column
+                guard let q = policies.first(where: { $0.fixedInterval == p.fixedInterval && $0.receiver == receiver }) else { return "n/a | n/a" }
+                return "\(q.runs - q.overBudget) of \(q.runs) (\(Int((q.withinBudget * 100).rounded())) %) | "
+                    + String(format: "%.3f", ratio(q.energyMJ, fixed15MJ(receiver: receiver)))
+            }
+            lines.append("| \(p.name) | " + cells.joined(separator: " | ") + " |")
         }
         return lines.joined(separator: "\n")
     }
