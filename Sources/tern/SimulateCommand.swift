@@ -163,9 +163,10 @@ struct SimulationRequest: Equatable {
     var remembers = true
 
     static let defaultInterval = Duration.seconds(60)
-    static let defaultErrorBudget = 30.0
-    static let defaultMaxInterval = Duration.seconds(900)
-    static let defaultMinInterval = Duration.seconds(5)
+    /// The shipped adaptive policy's (one set of defaults: `FixPolicy.shipped`).
+    static let defaultErrorBudget = FixPolicy.shippedErrorBudget
+    static let defaultMaxInterval = FixPolicy.shippedMaxInterval
+    static let defaultMinInterval = FixPolicy.shippedMinInterval
 
     init(
         trace: String?, scenario: String?, policy: SimulationPolicyName, interval: Duration? = nil, errorBudget: String? = nil,
@@ -245,7 +246,8 @@ struct SimulationRequest: Equatable {
     }
 
     func options(noSky: [ClosedRange<Double>]) -> SimulationOptions {
-        // The daemon's default filter: warm-up and thinning by the budget.
+        // The shipped filter (warm-up, thinning), its thinning tolerance following the budget as
+        // TernConfig makes it.
         SimulationOptions(
             policy: policy, receiver: receiver.model, seed: seed, noSky: noSky,
             filter: .init(thinning: .init(rule: .errorBudget(tolerance: { if case let .adaptive(budget, _, _) = policy { budget } else { FixPolicy.shippedErrorBudget } }()))),
