@@ -88,7 +88,7 @@ public struct Daemon: Sendable {
             let checked = audit.summary
             if checked.isClean {
                 logger.notice(
-                    "simulated board: every stored position was measured after its power-on and within the fix noise of the route",
+                    "simulated board: every stored position was measured after its power-on and is what the receiver reported",
                     metadata: ["positions": "\(checked.checked)", "worst_error_m": "\(Int(checked.worstErrorM.rounded()))"])
             } else {
                 logger.error(

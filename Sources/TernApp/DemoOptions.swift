@@ -93,6 +93,7 @@ public struct DemoSummary: Sendable, Codable, Equatable {
         enqueued > 0 && uploaded >= enqueued && lost == 0 && inOrder && queueDepthEnd == 0
     }
 
-    /// Delivered exactly once, and every stored position was measured after its power-on, near the route.
+    /// Delivered exactly once, and every stored position was measured after its power-on and is what the
+    /// receiver reported at its time.
     public var isClean: Bool { deliveredExactlyOnce && audit.isClean && audit.checked == enqueued }
 }

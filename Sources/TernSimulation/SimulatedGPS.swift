@@ -65,6 +65,9 @@ public final class SimulatedGPS: Sendable {
     private let power: SimulatedPowerSwitch
     private let options: Options
     private let counters = Mutex(Stats())
+    /// The positions it reported, by their time in milliseconds (the newest `reportsKept` at least).
+    private let reports = Mutex([Int64: Coordinate]())
+    static let reportsKept = 8192
 
     public init(power: SimulatedPowerSwitch, options: Options = Options()) throws {
         var master: Int32 = -1, slave: Int32 = -1
@@ -95,6 +98,24 @@ public final class SimulatedGPS: Sendable {
     }
 
     public var stats: Stats { counters.withLock { $0 } }
+
+    /// The position this receiver reported in its fix dated `time` (nil: it reported none then, or
+    /// long ago): what a stored position must be, whatever the receiver's error.
+    public func reportedPosition(at time: Date) -> Coordinate? {
+        reports.withLock { $0[Self.key(time)] }
+    }
+
+    private func noteReport(_ fix: Fix) {
+        reports.withLock { reports in
+            reports[Self.key(fix.time)] = fix.coordinate
+            if reports.count > 2 * Self.reportsKept {
+                let oldest = reports.keys.sorted().dropLast(Self.reportsKept)
+                for key in oldest { reports[key] = nil }
+            }
+        }
+    }
+
+    private static func key(_ time: Date) -> Int64 { Int64((time.timeIntervalSince1970 * 1000).rounded()) }
 
     /// The simulated UTC time `seconds` after the clock's start.
     public func utc(at seconds: Double) -> Date { options.startTime.addingTimeInterval(seconds) }
@@ -134,6 +155,7 @@ public final class SimulatedGPS: Sendable {
                 let fix = fixes.fix(
                     time: time, truth: options.route.state(at: now), number: receiver.fixesThisStart,
                     startUp: receiver.startUp)
+                noteReport(fix)
                 let noisy = receiver.fixesThisStart <= receiver.startUp.noisyFixes
                 sentences = writer.cycle(for: fix, inView: SimulatedCycle.satellites(noisy: noisy))
                 counters.withLock { $0.fixes += 1 }

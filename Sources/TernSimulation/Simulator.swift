@@ -15,6 +15,9 @@ public struct SimulationOptions: Sendable, Hashable {
     public var filter: StandardLocationFilter.Options
     /// How stored positions are written together (the gateway's group commit; writes take no time here).
     public var commitWindow = GroupCommit.Window()
+    /// Seconds from the scheduler's power-on to the receiver powering, by power-on (from 0; none:
+    /// at once). For replaying the timing of a real run, as the cross-check does.
+    public var powerOnDelays: [Double] = []
     /// How wrong the fixes are and what the receiver reports about them (`FixErrorModel`).
     public var errorModel: FixErrorModel.Parameters
     /// When Tern restarts (seconds from the trace start): it powers the receiver off, is down for
@@ -262,9 +265,9 @@ struct SimulationRun {
             number: receiver.fixesThisSession, startUp: receiver.startUp)
     }
 
-    private mutating func setMeter(_ state: EnergyMeter.PowerState) {
-        meter.set(state, at: now)
-        powerLog.append(.init(time: now, state: state))
+    private mutating func setMeter(_ state: EnergyMeter.PowerState, at time: Double? = nil) {
+        meter.set(state, at: time ?? now)
+        powerLog.append(.init(time: time ?? now, state: state))
     }
 
     /// Performs the core's actions as the daemon's shell does, on the simulated receiver and switch.
@@ -290,12 +293,14 @@ struct SimulationRun {
                 receiver.startUp = SimulatedFixes.startUp(of: model, powerOn: powerOns - 1, seed: options.seed)
                 // Epochs fall on whole seconds: the first at or after the power-on, the first fix at or
                 // after a time to first fix later.
-                let firstFix = nextEpoch(atOrAfter: now + model.ttff(kind, powerOn: powerOns - 1, seed: options.seed))
-                let firstEpoch = nextEpoch(atOrAfter: now)
+                let delays = options.powerOnDelays
+                let poweredAt = now + (powerOns - 1 < delays.count ? delays[powerOns - 1] : 0)
+                let firstFix = nextEpoch(atOrAfter: poweredAt + model.ttff(kind, powerOn: powerOns - 1, seed: options.seed))
+                let firstEpoch = nextEpoch(atOrAfter: poweredAt)
                 receiver.nextFixAt = firstFix
-                receiver.poweredAt = now
+                receiver.poweredAt = poweredAt
                 receiver.nextStatusAt = firstEpoch < firstFix ? firstEpoch : nil
-                setMeter(.acquiring)
+                setMeter(.acquiring, at: poweredAt)
                 core.powerSwitched(on: true, now: .seconds(now))
             case .powerOff:
                 guard receiver.powered else { continue }

@@ -32,12 +32,12 @@ extension DemoSummary {
           queue depth at the end    \(queueDepthEnd)
           receiver on               \(Int(receiverOnSeconds)) s of \(Int(simulatedSeconds)) s (\(powerCycles) power cycles)
           collector offline         \(Int(collectorOfflineSeconds)) s, \(uploadFailures) failed upload attempts
-          fresh and true            \(audit.checked - audit.stale) of \(audit.checked) measured after their power-on, \(audit.checked - audit.untrue) within \(Int(audit.noiseBoundM)) m of the route (worst \(Int(audit.worstErrorM.rounded())) m)
+          fresh and true            \(audit.checked - audit.stale) of \(audit.checked) measured after their power-on, \(audit.checked - audit.untrue) as the receiver reported them (the farthest \(Int(audit.worstErrorM.rounded())) m from the route)
           data directory            \(dataDirectory)
           policy                    \(rules?.policy ?? "-")
           filter                    \(rules?.filter ?? "-")
           store                     \(rules?.store ?? "-")
-        \(isClean ? "OK: every accepted position arrived exactly once, in order, measured after its power-on and where the receiver was." : "PROBLEM: see the figures above.")
+        \(isClean ? "OK: every accepted position arrived exactly once, in order, measured after its power-on and as the receiver reported it." : "PROBLEM: see the figures above.")
         """
     }
 }

@@ -5,15 +5,20 @@ import TernCore
 import TernSimulation
 import TernTesting
 
-/// The simulated board's check of stored positions: measured after their power-on, near the route.
+/// The simulated board's check of stored positions: measured after their power-on, as reported.
 @Suite(.timeLimit(.minutes(5))) struct BoardAuditTests {
-    /// A board whose clock barely moves (speed 0.001), a position on its route at `second`.
+    /// A board whose clock barely moves (speed 0.001), audited against a receiver that reported, at
+    /// every time, the route's position 6 m east.
     private func rig() throws -> (board: SimulatedBoard, sut: BoardAudit) {
         let board = try SimulatedBoard(speed: 0.001, seed: 1, startTime: Date(timeIntervalSince1970: 1_795_219_200))
-        return (board, BoardAudit(board: board, logger: .quiet()))
+        let reported: @Sendable (Date) -> Coordinate? = { [route = board.route, start = board.gps.utc(at: 0)] time in
+            Geodesy.destination(from: route.state(at: time.timeIntervalSince(start)).coordinate, distance: 6, bearing: 90)
+        }
+        return (board, BoardAudit(board: board, reported: reported, logger: .quiet()))
     }
 
-    private func position(_ board: SimulatedBoard, second: Double, metresOff: Double = 0) -> Position {
+    /// A position `metresOff` east of the route at `second` (by default what the rig's receiver reported).
+    private func position(_ board: SimulatedBoard, second: Double, metresOff: Double = 6) -> Position {
         let truth = board.route.state(at: second).coordinate
         let fix = Fix(
             time: board.gps.utc(at: second), coordinate: Geodesy.destination(from: truth, distance: metresOff, bearing: 90),
@@ -48,11 +53,31 @@ import TernTesting
         #expect(sut.summary.isClean)
     }
 
-    @Test func aPositionFartherFromTheRouteThanTheNoiseIsUntrue() async throws {
+    @Test func aPositionOtherThanTheReportedOneIsUntrue() async throws {
         let (board, sut) = try rig()
         try await board.power.setPower(on: true)
-        sut.stored(position(board, second: 1, metresOff: BoardAudit.noiseBound(.mt3339) + 10))
+        sut.stored(position(board, second: 1, metresOff: 9))
         #expect(sut.summary.untrue == 1)
-        #expect(sut.summary.worstErrorM > BoardAudit.noiseBound(.mt3339))
+        #expect(sut.summary.worstErrorM > 8.9)
+    }
+
+    @Test func aPositionWhenTheReceiverReportedNoneIsUntrue() async throws {
+        let board = try SimulatedBoard(speed: 0.001, seed: 1, startTime: Date(timeIntervalSince1970: 1_795_219_200))
+        let sut = BoardAudit(board: board, reported: { _ in nil }, logger: .quiet())
+        sut.stored(position(board, second: 1))
+        #expect(sut.summary.untrue == 1)
+    }
+
+    @Test func theSimulatedReceiverRemembersWhatItReported() async throws {
+        let board = try SimulatedBoard(speed: 50, seed: 1)
+        try await board.power.setPower(on: true)
+        let gps = Task { try await board.gps.run(clock: board.clock) }
+        defer { gps.cancel() }
+        // The first fix comes after a cold start (~35 s simulated: under a second at 50x).
+        let reported = await eventually(within: .seconds(20)) {
+            board.gps.reportedPosition(at: board.gps.utc(at: 40)) != nil
+        }
+        #expect(reported)
+        #expect(board.gps.reportedPosition(at: board.gps.utc(at: 40.5)) == nil)
     }
 }

@@ -16,8 +16,9 @@ import TernTesting
     }
 
     private func runDemo(dataDirectory: String) async throws -> DemoSummary {
-        // board/simulated.toml as shipped (the built-in copy), only shorter and faster.
-        let options = DemoOptions(duration: .seconds(300), speed: 50, dataDirectory: dataDirectory)
+        // board/simulated.toml as shipped (the built-in copy), only shorter and faster: 10 minutes, long
+        // enough for thinning (which may hold a position for 5) to store a few.
+        let options = DemoOptions(duration: .seconds(600), speed: 60, dataDirectory: dataDirectory)
         return try await Demo(options: options, logger: .quiet()).run { _ in }
     }
 
