@@ -244,7 +244,6 @@ struct SimulationRun {
         }
         if receiver.fixesThisSession == 0 {
             if firstFixEpoch == nil { firstFixEpoch = epoch }
-            receiver.firstFixArrival = now
             setMeter(.tracking)
             if receiver.start != .hot { receiver.ephemerisAt = epoch }
         }
@@ -288,7 +287,6 @@ struct SimulationRun {
                 receiver.powered = true
                 receiver.start = kind
                 receiver.fixesThisSession = 0
-                receiver.firstFixArrival = nil
                 receiver.trackingSince = nil
                 receiver.startUp = SimulatedFixes.startUp(of: model, powerOn: powerOns - 1, seed: options.seed)
                 // Epochs fall on whole seconds: the first at or after the power-on, the first fix at or
@@ -384,8 +382,6 @@ struct SimulatedReceiver {
     /// The next no-fix epoch while acquiring (nil once a fix came).
     var nextStatusAt: Double?
     var poweredAt: Double?
-    /// When the session's first fix reached the scheduler (the filter's warm-up runs from it).
-    var firstFixArrival: Double?
     var fixesThisSession = 0
     var trackingSince: Double?
     var startUp = SimulatedFixes.StartUp(noisyFixes: 0, noisyFactor: 1)
