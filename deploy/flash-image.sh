@@ -421,6 +421,12 @@ if [ -n "$TERN_BIN" ]; then
         2) note "tern.toml  valid, with warnings ($TERN_BIN config check):"; grep '^warn' "$WORK/check.out" | sed 's/^/    /' || true ;;
         *) EXIT_CODE=78 die "the tern.toml for the image is invalid ($TERN_BIN config check exit $check_status): $(grep -v '^ok' "$WORK/check.out" | head -n3 | tr '\n' ' ')— fix ${CONFIG:-$PROFILE}" ;;
     esac
+    # A placeholder (no --config: the board profile's tracker.example.com) is not started on the Pi.
+    if ! "$TERN_BIN" config gate "$WORK/tern.toml" >"$WORK/gate.out" 2>&1; then
+        note "warning: tern.toml is not configured for a tracker yet, so tern will not start on the Pi until"
+        note "         /etc/tern/tern.toml there is edited (or flash again with --config FILE):"
+        sed -e 's/^<[0-9]>//' -e 's/^tern: //' "$WORK/gate.out" | grep -v -e '^not started' -e '^edit ' | sed 's/^ */    /' || true
+    fi
 else
     note "tern.toml  not checked: no tern binary runs here (set TERN=/path/to/tern, or build it)"
 fi
@@ -466,7 +472,12 @@ fi
 systemctl daemon-reload
 if systemctl cat tern.service >/dev/null 2>&1; then
     systemctl enable tern.service
-    systemctl restart tern.service
+    # The unit's ExecCondition (tern config gate) skips the start of an unconfigured tracker.
+    if tern config gate /etc/tern/tern.toml; then
+        systemctl restart tern.service
+    else
+        echo "tern-firstboot: tern enabled, not started: /etc/tern/tern.toml is not configured (above); edit it, then systemctl start tern" >&2
+    fi
 else
     echo "tern-firstboot: no tern.service: install Tern (deploy/install.sh keeps /etc/tern/tern.toml)" >&2
 fi

@@ -115,10 +115,17 @@ if [ -d /run/systemd/system ] || [ "$DRY_RUN" = 1 ]; then
     run systemctl daemon-reload
     if [ "$ENABLE" = 1 ]; then
         run systemctl enable tern.service
-        run systemctl restart tern.service
+        # The unit's ExecCondition (tern config gate) keeps an unconfigured tracker from starting,
+        # now and at every boot; say so instead of leaving it to `systemctl status`.
+        if [ "$DRY_RUN" = 0 ] && ! gate=$("$BIN" config gate "$CONFIG_DIR/tern.toml" 2>&1); then
+            echo "    not started: $CONFIG_DIR/tern.toml is not configured for this tracker yet:"
+            echo "$gate" | sed -e 's/^<[0-9]>//' -e 's/^tern: //' | grep -v '^not started' | sed 's/^ */      /'
+        else
+            run systemctl restart tern.service
+        fi
     fi
 else
     echo "    systemd is not running here: enable later with 'systemctl enable --now tern'"
 fi
 
-step "done: edit $CONFIG_DIR/tern.toml, then 'systemctl restart tern' and 'journalctl -u tern -f'"
+step "done: edit $CONFIG_DIR/tern.toml (tern config gate $CONFIG_DIR/tern.toml says whether it is configured), then 'systemctl restart tern' and 'journalctl -u tern -f'"

@@ -175,12 +175,13 @@ LIBGPIOD=$(printf '%s\n' "${NEEDED[@]}" | sed -n 's/^libgpiod\.so\.\(.*\)/libgpi
 DEPENDS="$DEPENDS, passwd"
 
 # --- systemd unit, from deploy/tern.service -----------------------------------------------------
-sed -e 's|^ExecStart=/usr/local/bin/tern |ExecStart=/usr/bin/tern |' \
+sed -e 's|^\(Exec[A-Za-z]*=\)/usr/local/bin/tern |\1/usr/bin/tern |' \
     -e 's|^Documentation=.*|Documentation=man:tern(1) file:///usr/share/doc/tern/README.md|' \
     -e 's|^# Tern GPS tracking gateway\..*|# Tern GPS tracking gateway. Installed by the tern package (deploy/package-deb.sh).|' \
     "$REPO/deploy/tern.service" >"$ROOT/lib/systemd/system/tern.service"
-grep -q '^ExecStart=/usr/bin/tern run ' "$ROOT/lib/systemd/system/tern.service" ||
-    die "deploy/tern.service has no 'ExecStart=/usr/local/bin/tern run …' line to point at /usr/bin/tern: update the sed in $0"
+{ grep -q '^ExecStart=/usr/bin/tern run ' "$ROOT/lib/systemd/system/tern.service" &&
+    grep -q '^ExecCondition=/usr/bin/tern config gate ' "$ROOT/lib/systemd/system/tern.service"; } ||
+    die "deploy/tern.service has no 'ExecStart=/usr/local/bin/tern run …' or 'ExecCondition=/usr/local/bin/tern config gate …' line to point at /usr/bin/tern: update the sed in $0"
 chmod 0644 "$ROOT/lib/systemd/system/tern.service"
 
 # --- udev: the gpio group owns the GPIO chips (Raspberry Pi OS does this itself) ---------------
@@ -339,24 +340,28 @@ enable_unit() {
 }
 
 # config_ok first-install|upgrade: returns 0 when the service should be (re)started, else prints
-# why not. A first installation starts only with a configuration that passes without warnings
-# (the shipped one names the placeholder server); a service that was running before an upgrade
-# is restarted unless its configuration is invalid.
+# why not. An unconfigured tracker (tern config gate: a placeholder server or device name) is never
+# started, here or at boot (the unit's ExecCondition runs the same gate); harmless warnings do not
+# hold it back; an invalid configuration is not started on a first installation, and a service that
+# was running before an upgrade is restarted unless its configuration is invalid.
 config_ok() {
+    gate=0
+    gate_output=$(tern config gate "$CONFIG" 2>&1) || gate=$?
+    if [ "$gate" = 3 ]; then
+        echo "tern: the service was not started: $CONFIG is not configured for this tracker yet:"
+        echo "$gate_output" | sed -e 's/^<[0-9]>//' -e 's/^tern: //' | grep -v '^not started' | sed 's/^ */tern:   /'
+        echo "tern: edit $CONFIG (uplink.url, device, [receiver] and [power] for your HAT; the token"
+        echo "tern: can go in /etc/tern/secrets.toml), check it with 'tern config check $CONFIG',"
+        echo "tern: then 'systemctl start tern'. Until then it is not started at boot either (ExecCondition)."
+        return 1
+    fi
     rc=0
     output=$(tern config check "$CONFIG" 2>&1) || rc=$?
     case "$rc" in
         0) return 0 ;;
-        2) if [ "$1" = upgrade ]; then
-               echo "tern: $CONFIG has warnings (tern config check):"
-               echo "$output" | grep -v '^ok' | sed 's/^/tern:   /'
-               return 0
-           fi
-           echo "tern: $CONFIG is valid but has warnings, so the service was not started:"
-           echo "$output" | sed 's/^/tern:   /'
-           echo "tern: edit $CONFIG (uplink.url, device, [receiver] and [power] for your HAT; the token"
-           echo "tern: can go in /etc/tern/secrets.toml), check it with 'tern config check $CONFIG',"
-           echo "tern: then 'systemctl start tern'." ;;
+        2) echo "tern: $CONFIG has warnings (tern config check):"
+           echo "$output" | grep -v '^ok' | sed 's/^/tern:   /'
+           return 0 ;;
         *) echo "tern: $CONFIG is invalid (tern config check exited $rc), so the service was not started:"
            echo "$output" | sed 's/^/tern:   /'
            echo "tern: fix it, check it with 'tern config check $CONFIG', then 'systemctl start tern'." ;;

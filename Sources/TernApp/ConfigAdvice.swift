@@ -1,19 +1,24 @@
 import Foundation
 
 extension TernConfig {
-    /// What is valid but probably wrong in this config (a placeholder left in, a device name every Pi
-    /// shares): each a sentence naming the key and the fix.
-    public var warnings: [String] {
-        var warnings: [String] = []
-        if let host = uplink.url?.host?.lowercased(),
-           ["example.com", "example.org", "example.net"].contains(where: { host == $0 || host.hasSuffix("." + $0) }) || host.hasSuffix(".example")
-        {
-            warnings.append("uplink.url points at \(host), a placeholder (RFC 2606): set your server's address")
+    /// What makes this config a template rather than this tracker's own: a placeholder server, a
+    /// device name every board shares. The service refuses to run on it (`ServiceGate`).
+    public var placeholders: [String] {
+        var placeholders: [String] = []
+        if let host = uplink.url?.host?.lowercased(), Self.isPlaceholderHost(host) {
+            placeholders.append("uplink.url points at \(host), a placeholder (RFC 2606): set your server's address")
         }
         if DeviceIdentity.stockHostNames.contains(device.lowercased()) || ["pi-gps-01"].contains(device.lowercased()) {
-            warnings.append(
+            placeholders.append(
                 "device is \"\(device)\", a name many boards share: the server would mix their positions; set device to a name of this board's own")
         }
+        return placeholders
+    }
+
+    /// What is valid but probably wrong in this config: the placeholders, then what works but costs
+    /// energy or exposure. Each a sentence naming the key and the fix.
+    public var warnings: [String] {
+        var warnings = placeholders
         if case .serial = receiver, power == .none {
             warnings.append("power.method is \"none\": the receiver stays powered and the scheduler cannot save energy (see board/*.toml for the HAT's method)")
         }
@@ -25,5 +30,10 @@ extension TernConfig {
             warnings.append("\(secrets) is readable by every user: chmod 640 \(secrets) && chgrp tern \(secrets)")
         }
         return warnings
+    }
+
+    /// RFC 2606's reserved example domains and TLD.
+    static func isPlaceholderHost(_ host: String) -> Bool {
+        ["example.com", "example.org", "example.net"].contains(where: { host == $0 || host.hasSuffix("." + $0) }) || host.hasSuffix(".example")
     }
 }

@@ -113,10 +113,18 @@ public struct Daemon: Sendable {
     }
 
     /// Another program reading the UART (gpsd, a terminal left open) steals bytes from tern and tern
-    /// from it; root bypasses the exclusive open, so say it at start, with the fix.
+    /// from it; root bypasses the exclusive open, so say it at start, with the fix. The installed
+    /// service cannot see other users' processes (User=tern, ProtectProc=invisible): there `tern
+    /// doctor`, run by an operator with sudo, names them.
     private func warnIfShared(_ device: String) {
-        let others = Doctor.holders(of: Doctor.resolve(device) ?? device, procRoot: "/proc").filter { $0.pid != getpid() }
-        guard !others.isEmpty else { return }
+        let scan = Doctor.scanHolders(of: Doctor.resolve(device) ?? device, procRoot: "/proc")
+        let others = scan.holders.filter { $0.pid != getpid() }
+        guard !others.isEmpty else {
+            if scan.unreadable > 0 {
+                logger.debug("other processes' open files are not visible here: sudo tern doctor shows who else holds the UART", metadata: ["device": "\(device)"])
+            }
+            return
+        }
         logger.warning(
             "the receiver's UART is also open in another program: both lose sentences. Stop it (gpsd: systemctl disable --now gpsd.socket gpsd)",
             metadata: ["device": "\(device)", "holders": "\(others.map { "\($0.name) (pid \($0.pid))" }.joined(separator: ", "))"])

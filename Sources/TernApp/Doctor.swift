@@ -107,6 +107,12 @@ public struct Doctor: Sendable {
     // MARK: - Checks
 
     func configCheck() -> DoctorCheck {
+        let placeholders = config.placeholders
+        if !placeholders.isEmpty {
+            return DoctorCheck(
+                "config", .fail, "not configured for this tracker, so tern.service will not start (tern config gate): " + placeholders.joined(separator: "; "),
+                fix: "edit \(configPath), then systemctl start tern")
+        }
         let warnings = config.warnings
         return warnings.isEmpty
             ? DoctorCheck("config", .ok, "\(configPath) is valid")
@@ -141,7 +147,8 @@ public struct Doctor: Sendable {
         } else {
             checks.append(DoctorCheck("serial console", .ok, "none on \(name)"))
         }
-        let holders = Self.holders(of: resolved, procRoot: system.procRoot).filter { $0.pid != getpid() }
+        let scan = Self.scanHolders(of: resolved, procRoot: system.procRoot)
+        let holders = scan.holders.filter { $0.pid != getpid() }
         let others = holders.filter { $0.pid != daemon }
         if !others.isEmpty {
             let names = others.map { "\($0.name) (pid \($0.pid))" }.joined(separator: ", ")
@@ -150,6 +157,10 @@ public struct Doctor: Sendable {
                 fix: "stop it (gpsd: systemctl disable --now gpsd.socket gpsd) so that only tern reads the receiver"))
         } else if let daemon, holders.contains(where: { $0.pid == daemon }) {
             checks.append(DoctorCheck("uart holders", .ok, "only the tern daemon (pid \(daemon))"))
+        } else if scan.unreadable > 0 {
+            checks.append(DoctorCheck(
+                "uart holders", .warn, "none among the processes this user can inspect; \(scan.unreadable) others' open files are not readable",
+                fix: "run sudo tern doctor: gpsd and other services run as root"))
         } else {
             checks.append(DoctorCheck("uart holders", .ok, "nobody"))
         }
@@ -305,18 +316,28 @@ public struct Doctor: Sendable {
 
     /// Processes with `path` open: (pid, command name), from /proc/*/fd.
     public static func holders(of path: String, procRoot: String) -> [(pid: Int32, name: String)] {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: procRoot) else { return [] }
+        scanHolders(of: path, procRoot: procRoot).holders
+    }
+
+    /// Processes with `path` open, and how many processes' descriptors could not be read (another
+    /// user's, without root; a sandbox with `ProtectProc=invisible` does not even list them).
+    public static func scanHolders(of path: String, procRoot: String) -> (holders: [(pid: Int32, name: String)], unreadable: Int) {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: procRoot) else { return ([], 0) }
         var result: [(Int32, String)] = []
+        var unreadable = 0
         for entry in entries {
             guard let pid = Int32(entry) else { continue }
             let fds = "\(procRoot)/\(entry)/fd"
-            guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: fds) else { continue }
+            guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: fds) else {
+                if FileManager.default.fileExists(atPath: "\(procRoot)/\(entry)/comm") { unreadable += 1 }
+                continue
+            }
             if descriptors.contains(where: { (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(fds)/\($0)")) == path }) {
                 let name = (try? String(contentsOfFile: "\(procRoot)/\(entry)/comm", encoding: .utf8))?
                     .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
                 result.append((pid, name))
             }
         }
-        return result.sorted { $0.0 < $1.0 }
+        return (result.sorted { $0.0 < $1.0 }, unreadable)
     }
 }

@@ -3,7 +3,8 @@ import TernCore
 
 /// Connectivity from the kernel's routing table: online may be possible only with a default route.
 ///
-/// Polls `/proc/net/route` and `/proc/net/ipv6_route` every `interval`; emits the current state
+/// Polls `/proc/self/net/route` and `…/ipv6_route` (this network namespace's; `/proc/net` is hidden
+/// under the unit's `ProcSubset=pid`) every `interval`; emits the current state
 /// once, then `.mayBeOnline` when a default route appears and `.offline` when it disappears.
 public struct RouteConnectivity: Connectivity {
     private let interval: Duration
@@ -13,7 +14,7 @@ public struct RouteConnectivity: Connectivity {
 
     public init(
         interval: Duration = .seconds(5), clock: any Clock<Duration> = ContinuousClock(),
-        ipv4Path: String = "/proc/net/route", ipv6Path: String = "/proc/net/ipv6_route"
+        ipv4Path: String = "/proc/self/net/route", ipv6Path: String = "/proc/self/net/ipv6_route"
     ) {
         self.interval = interval
         self.clock = clock

@@ -6,7 +6,7 @@ extension Tern {
     struct Config: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Validate a configuration, or show what it amounts to, without starting anything.",
-            subcommands: [Check.self, Show.self])
+            subcommands: [Check.self, Show.self, Gate.self])
 
         struct Check: ParsableCommand {
             static let configuration = CommandConfiguration(
@@ -27,6 +27,27 @@ extension Tern {
                 for warning in warnings { print("warn  \(warning)") }
                 print("\(warnings.isEmpty ? "ok" : "ok, with warnings"): \(file) is a valid configuration")
                 if !warnings.isEmpty { throw ExitCode(2) }
+            }
+        }
+
+        struct Gate: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Whether the service may start on a config: exit 0 start, 3 unconfigured (a placeholder left in, or no file).",
+                discussion: """
+                    tern.service's ExecCondition: on exit 3 systemd skips the start (the unit is not failed) and \
+                    `systemctl status tern` shows why. Harmless warnings do not stop it. An invalid file exits 0 \
+                    too, so that `tern run` fails the unit naming the key (exit 78).
+                    """)
+
+            @Argument(help: "The TOML config the service would run.")
+            var file: String = "/etc/tern/tern.toml"
+
+            func run() throws {
+                let verdict = ServiceGate.verdict(path: file, exists: { FileManager.default.fileExists(atPath: $0) })
+                for line in ServiceGate.lines(verdict, path: file) {
+                    if case .start = verdict { print(line) } else { ConsoleLog.error(line) }
+                }
+                if case .unconfigured = verdict { throw ExitCode(ServiceGate.unconfiguredExitCode) }
             }
         }
 

@@ -133,4 +133,18 @@ import TernTesting
         #expect(failed.status == 78)
         #expect(failed.stderr.contains("uplink"))
     }
+
+    @Test(.enabled(if: TernExecutable.url != nil, "the tern executable was not built beside the tests"))
+    func configGateExitsThreeOnAPlaceholderAndZeroOnAConfiguredFile() async throws {
+        let directory = NSTemporaryDirectory() + "tern-gate-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let placeholder = directory + "/placeholder.toml", configured = directory + "/configured.toml"
+        try "device = \"van-7\"\n[uplink]\nurl = \"https://tracker.example.com/positions\"\n".write(toFile: placeholder, atomically: true, encoding: .utf8)
+        try "device = \"van-7\"\n[uplink]\nurl = \"https://gps.fleet.test/positions\"\n".write(toFile: configured, atomically: true, encoding: .utf8)
+        let refused = try await TernExecutable.run(["config", "gate", placeholder])
+        #expect(refused.status == 3)
+        #expect(refused.stderr.contains("not started") && refused.stderr.contains("tracker.example.com"), "\(refused.stderr)")
+        let passed = try await TernExecutable.run(["config", "gate", configured])
+        #expect(passed.status == 0, "\(passed.stderr)")
+    }
 }

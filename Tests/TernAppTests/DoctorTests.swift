@@ -233,4 +233,39 @@ import Glibc
         #expect(result.stderr.contains("waiting for the receiver's UART /nonexistent/ttyAMA0"))
         #expect(result.stderr.contains("enable_uart=1"), "the wait names the fix")
     }
+
+    @Test func processesWhoseOpenFilesCannotBeReadAreCountedNotPassedOver() throws {
+        let proc = NSTemporaryDirectory() + "tern-proc-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: proc) }
+        try FileManager.default.createDirectory(atPath: proc + "/41/fd", withIntermediateDirectories: true)
+        try "gpsd\n".write(toFile: proc + "/41/comm", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: proc + "/41/fd/3", withDestinationPath: "/dev/ttyAMA0")
+        try FileManager.default.createDirectory(atPath: proc + "/42", withIntermediateDirectories: true)
+        try "cron\n".write(toFile: proc + "/42/comm", atomically: true, encoding: .utf8)  // no readable fd/
+        let sut = Doctor.scanHolders(of: "/dev/ttyAMA0", procRoot: proc)
+        #expect(sut.holders.map(\.pid) == [41] && sut.holders.map(\.name) == ["gpsd"])
+        #expect(sut.unreadable == 1)
+    }
+
+    @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
+    func aPlaceholderConfigIsAFailSayingTheServiceWillNotStart() async throws {
+        let directory = NSTemporaryDirectory() + "tern-doctor-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try """
+            device = "van-7"
+            data_dir = "\(directory)"
+            status_file = "\(directory)/status.json"
+            control_socket = "\(directory)/control.sock"
+            [receiver]
+            kind = "simulated"
+            [power]
+            method = "simulated"
+            [uplink]
+            url = "https://tracker.example.com/positions"
+            """.write(toFile: directory + "/tern.toml", atomically: true, encoding: .utf8)
+        let (status, lines) = try await doctor(directory + "/tern.toml")
+        #expect(status == 1)
+        let config = try #require(line(lines, "config"), "\(lines)")
+        #expect(config.hasPrefix("FAIL") && config.contains("will not start") && config.contains("tracker.example.com"), "\(config)")
+    }
 }

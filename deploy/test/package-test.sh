@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the tern .deb into a booted Debian bookworm (systemd-nspawn, systemd as PID 1) and
-# checks what an operator relies on: enabled but not started with the placeholder config, starts
-# and reports healthy with a working one, an upgrade while positions are queued loses none of
+# checks what an operator relies on: enabled but not started with the placeholder config, not even
+# after a reboot (systemctl status and tern doctor say why), starts sandboxed (seccomp, no
+# capabilities, exposure <= 1.5) and delivers positions with a working one,
+# an upgrade while positions are queued loses none of
 # them and restarts the service, remove keeps the queue, purge deletes user, data and config.
 #
 # usage: deploy/test/package-test.sh [--deb PATH]
@@ -82,6 +84,34 @@ if x systemctl --quiet is-active tern.service; then
 else
     ok "tern.service not started with the placeholder config ($(x systemctl is-active tern.service || true))"
 fi
+# The placeholder must not become a live tracker at the next boot (the unit is enabled).
+ct_stop tern-test
+if ct_boot tern-test "$ROOT" --private-network --bind-ro="$WORK/debs:/srv/tern-debs"; then
+    ok "container rebooted ($(ct_exec tern-test systemctl is-system-running 2>/dev/null || true))"
+else
+    fail "container reboot: $CT_ERROR"
+    results_exit; exit 1
+fi
+wait_for 20 sh_in "systemctl show -p ExecCondition tern.service | grep -q 'status=3'" || true
+if x systemctl --quiet is-active tern.service; then
+    fail "tern.service running after a reboot with the placeholder config"
+else
+    ok "tern.service not running after a reboot with the placeholder config ($(x systemctl is-active tern.service || true))"
+fi
+status_text=$(x systemctl status --no-pager --lines=10 tern.service 2>&1 || true)
+if printf '%s\n' "$status_text" | grep -q "ExecCondition=.*status=3" && printf '%s\n' "$status_text" | grep -q "tracker.example.com"; then
+    ok "systemctl status tern says why (the gate's exit 3 and the placeholder):"
+    printf '%s\n' "$status_text" | grep -E "ExecCondition|not configured|example.com|systemctl start" | sed 's/^/     /'
+else
+    fail "systemctl status tern does not say why it is not running:"; printf '%s\n' "$status_text" | sed 's/^/     /'
+fi
+doctor_line=$(x tern doctor 2>/dev/null | grep -E '^FAIL +config:' || true)
+if [[ "$doctor_line" == *"will not start"* ]]; then
+    ok "tern doctor says so: ${doctor_line:0:140}…"
+else
+    fail "tern doctor does not say the service will not start: '$doctor_line'"
+fi
+
 groups=$(x id -nG tern 2>/dev/null || true)
 if [[ " $groups " == *" dialout "* && " $groups " == *" gpio "* ]]; then
     ok "user tern in groups: $groups"
@@ -128,6 +158,29 @@ if [ "$rc" = 0 ]; then ok "tern config check accepts the simulated-board config"
 x systemctl start tern.service || true
 if wait_for 60 x tern status --json >/dev/null 2>&1; then
     ok "systemctl start tern: tern status --json healthy (exit 0)"
+    # Running as installed: the unit's sandbox, seen from the kernel's side.
+    pid=$(x systemctl show -p MainPID --value tern.service)
+    proc=$(x cat "/proc/$pid/status" 2>/dev/null || true)
+    sandbox="user $(x ps -o user= -p "$pid" 2>/dev/null | tr -d ' '), $(printf '%s\n' "$proc" | grep -E '^(Seccomp|NoNewPrivs|CapEff):' | tr -s '\t ' ' ' | paste -sd, -)"
+    if [[ "$sandbox" == "user tern,"* && "$sandbox" == *"Seccomp: 2"* && "$sandbox" == *"NoNewPrivs: 1"* && "$sandbox" == *"CapEff: 0000000000000000"* ]]; then
+        ok "the service runs sandboxed: $sandbox"
+    else
+        fail "the service is not sandboxed as the unit says: $sandbox"
+    fi
+    exposure=$(x systemd-analyze security tern.service 2>/dev/null | sed -n 's/.*Overall exposure level for tern.service: \([0-9.]*\).*/\1/p')
+    if [ -n "$exposure" ] && awk -v e="$exposure" 'BEGIN { exit !(e <= 1.5) }'; then
+        ok "systemd-analyze security tern.service (running): exposure $exposure (<= 1.5)"
+    else
+        fail "systemd-analyze security tern.service: exposure '${exposure:-?}', want <= 1.5"
+    fi
+    uploaded() { x tern status --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["uplink"]["uploaded"])' 2>/dev/null; }
+    some_uploaded() { local n; n=$(uploaded) && [ "${n:-0}" -ge 1 ]; }
+    if wait_for 60 some_uploaded; then
+        ok "positions delivered to the collector by the sandboxed service: $(uploaded)"
+    else
+        fail "no position delivered within 60 s (uplink.uploaded: $(uploaded || echo '?'))"
+        x journalctl -u tern --no-pager -n 20 2>&1 | sed 's/^/     /' || true
+    fi
 else
     rc=0; x tern status >/dev/null 2>&1 || rc=$?
     fail "tern status not healthy within 60 s (exit $rc):"
