@@ -8,16 +8,18 @@ Checks, each printed as `ok`, `FAIL` or `skip (reason)`:
   uart       the receiver talks at the profile's baud: framing errors < 1 % of bytes (the UART
              driver's own counter), checksum-valid sentences >= 99 %
   power      powering off (the profile's method) stops sentences within 1 s; powering on resumes
-             them, and the first fix after a short off period is a hot start (<= 5 s)
+             them, and the first fix after a short off period is a hot start (<= 5 s); method gpio:
+             the line's level, read without tern, follows (a level that cannot be read is a FAIL)
   commands   a good receiver command is acknowledged on the wire (PMTK001 flag 3 / UBX ACK-ACK),
              a bad one is refused (PMTK001 flag 1 / ACK-NAK), through `tern receiver send`
   unplug     the cable pulled and put back: `tern nmea tail` is showing fixes again within 5 s
   scheduler  `tern run` cycles the receiver for N minutes; every transition of the power line,
-             sampled independently, is in tern's power log within 100 ms, and no extra ones
+             sampled independently, is in tern's power log within 100 ms, and no extra ones (method
+             gpio: a line that cannot be sampled is a FAIL; methods without an independent view: skip)
   doctor     `tern doctor` on the running daemon: exit 0, or 2 (warnings only, listed)
 Exit status: 0 no FAIL, 1 any FAIL, 2 the checks could not start (named cause).
 """
-import argparse, http.server, json, os, pty, re, select, shutil, signal, subprocess, sys, termios
+import argparse, collections, http.server, json, os, pty, re, select, shutil, signal, subprocess, sys, termios
 import threading, time, tomllib, tty
 
 BAUDS = {4800: termios.B4800, 9600: termios.B9600, 19200: termios.B19200, 38400: termios.B38400,
@@ -285,29 +287,185 @@ class LineSampler:
         return self.trans
 
 
-def debugfs_reader(chip, offset, active_low):
-    """A Pi's line as the kernel drives it (/sys/kernel/debug/gpio), for lines another process holds."""
-    path = "/sys/kernel/debug/gpio"
-    if not os.path.exists(path):
-        subprocess.run(["mount", "-t", "debugfs", "none", "/sys/kernel/debug"], capture_output=True)
+DEBUGFS_GPIO = "/sys/kernel/debug/gpio"
+# /sys/kernel/debug/gpio (drivers/gpio/gpiolib.c, gpiolib_seq_show + gpiolib_dbg_show), one section per chip:
+#   Linux <= 6.16  "gpiochip0: GPIOs 512-565, parent: platform/3f200000.gpio, pinctrl-bcm2835:"
+#                  and its lines by global number, base + offset (dynamic bases start at 512 since 6.2,
+#                  were counted down from ARCH_NR_GPIOS before, so 0-53 or 458-511 on older kernels)
+#   Linux >= 6.17  "gpiochip0: 54 GPIOs, parent: ..." and its lines by offset (commit 1bec20dfa3d8)
+# A line is listed while it is requested, " gpio-529 (GPIO17              |tern                ) out hi ACTIVE LOW"
+# (name|consumer, direction, the raw level, "IRQ ", "ACTIVE LOW"), or with its name only while free.
+# A chip's driver may print its lines its own way (gpio_chip.dbg_show); the Pi's pinctrl-bcm2835,
+# brcmstb and gpio-sim use the generic one. A "(dbg)" tag before "GPIOs" is tolerated, though no
+# source read for this (mainline gpiolib.c and its 2024-2025 patches, the format strings in Debian's
+# 6.1 and 6.12 kernel images) prints one.
+DEBUGFS_CHIP = re.compile(r"^(\S+): (?:\(dbg\) )?(?:GPIOs (\d+)-(\d+)|(\d+) GPIOs)(.*?):?\s*$")
+DEBUGFS_DANGLING = re.compile(r"^(\S+): \(dangling chip\)")
+DEBUGFS_LINES = (re.compile(r"^\s*gpio-(\d+)\s+\((.{20})(?:(\|)(.{20}))?\)(.*)$"),    # "(%-20.20s|%-20.20s)"
+                 re.compile(r"^\s*gpio-(\d+)\s+\(([^|)]*)(?:(\|)([^)]*))?\)(.*)$"))
+DEBUGFS_STATE = re.compile(r"^\s+(in|out)\s+(hi|lo|\?)(\s.*)?$")
+GpioLevel = collections.namedtuple("GpioLevel", "offset name consumer direction high active_low")
 
-    def read():
-        try:
-            text = open(path).read()
-        except OSError:
-            return None
-        base, inchip = None, False
-        for line in text.splitlines():
-            h = re.match(r"^(gpiochip\d+): GPIOs (\d+)-", line)
-            if h:
-                inchip, base = h.group(1) == chip, int(h.group(2))
-                continue
+
+class GpioDebugfsError(Exception):
+    """/sys/kernel/debug/gpio cannot say the line's level: missing, another chip, another format."""
+
+
+def chip_matches(chip, dev, fields):
+    """The profile's chip (gpiochipN, N, /dev/gpiochipN or the chip's label, as tern opens it)
+    against a debugfs section's device name and its header fields."""
+    c = str(chip)
+    return c in (dev, "/dev/" + dev) or (c.isdigit() and "gpiochip" + c == dev) or c in fields
+
+
+def parse_debugfs_gpio(text, chip, line):
+    """The level of `line` (an offset, or a line name such as "GPIO17") on `chip` in the text of
+    /sys/kernel/debug/gpio, as a GpioLevel (high: the raw level, None when the chip could not read
+    it), or None while nothing holds the line (the kernel lists a line's level only while it is
+    requested). Raises GpioDebugfsError when the text has no chip section this parser knows, the
+    chip is not there, or the line's entry is in a format it does not know."""
+    want = int(line) if isinstance(line, int) or str(line).isdigit() else None
+    sections, chips, inchip = 0, [], False
+    base = count = None
+    found, foreign = None, []
+    for raw in text.splitlines():
+        h = DEBUGFS_CHIP.match(raw)
+        d = DEBUGFS_DANGLING.match(raw)
+        if h or d:
+            sections += 1
+            dev = (h or d).group(1)
+            fields = [f.strip() for f in h.group(5).split(",")] if h else []
+            chips.append(dev)
+            inchip = bool(h) and chip_matches(chip, dev, fields)
             if inchip:
-                m = re.match(r"^\s*gpio-(\d+)\s.*\)\s+(in|out)\s+(hi|lo)", line)
-                if m and int(m.group(1)) - base == offset:
-                    return (m.group(3) == "hi") != active_low
-        return None
-    return read
+                if found is not None:
+                    raise GpioDebugfsError("two chips match %r in %s: name the chip by its gpiochipN" % (chip, DEBUGFS_GPIO))
+                found = []
+                if h.group(2) is not None:
+                    base, count = int(h.group(2)), int(h.group(3)) - int(h.group(2)) + 1
+                else:
+                    base, count = None, int(h.group(4))
+            continue
+        if inchip and raw.strip():
+            found.append(raw)
+    if not text.strip():
+        raise GpioDebugfsError("%s is empty: the kernel has registered no GPIO chip" % DEBUGFS_GPIO)
+    if not sections:
+        head = next((l for l in text.splitlines() if l.strip()), "")
+        raise GpioDebugfsError("%s has no chip header this checker knows (first line %r): a new kernel format? "
+                               "board/hil/checks.py parse_debugfs_gpio reads 'gpiochipN: GPIOs A-B, …:' "
+                               "(Linux <= 6.16) and 'gpiochipN: N GPIOs, …:' (>= 6.17)" % (DEBUGFS_GPIO, head[:80]))
+    if found is None:
+        raise GpioDebugfsError("no chip %r in %s (it lists %s): check [power] chip against `gpiodetect`"
+                               % (chip, DEBUGFS_GPIO, ", ".join(chips) or "no chips"))
+    for raw in found:
+        m = DEBUGFS_LINES[0].match(raw) or DEBUGFS_LINES[1].match(raw)
+        if not m:
+            foreign.append(raw.strip())
+            continue
+        n, name, held, rest = int(m.group(1)), m.group(2).strip(), m.group(3), m.group(5)
+        consumer = (m.group(4) or "").strip()
+        # global numbers under a range header; offsets under a count header (or from a driver's own
+        # dbg_show that prints them)
+        if base is not None and base <= n < base + count:
+            offset = n - base
+        elif n < count:
+            offset = n
+        else:
+            foreign.append(raw.strip())
+            continue
+        if (offset != want) if want is not None else (str(line) not in (name, consumer)):
+            continue
+        if not held and not rest.strip():
+            return None                      # listed by its name only: free
+        s = DEBUGFS_STATE.match(rest)
+        if not s:
+            raise GpioDebugfsError("%s line %s is listed in a format this checker does not know: %r (a chip driver's "
+                                   "own debugfs output?)" % (chip, line, raw.strip()))
+        return GpioLevel(offset, name, consumer, s.group(1), {"hi": True, "lo": False}.get(s.group(2)),
+                         "ACTIVE LOW" in (s.group(3) or ""))
+    if foreign and len(foreign) == len(found):
+        raise GpioDebugfsError("%s's lines in %s are in a format this checker does not know (%r): a chip driver's own "
+                               "debugfs output?" % (chip, DEBUGFS_GPIO, foreign[0]))
+    return None
+
+
+class DebugfsLine:
+    """The power line as the kernel drives it, read from /sys/kernel/debug/gpio while tern (or gpioset)
+    holds it: `read()` is True (on), False (off) or None, and then `problem` says why. Not gpioget:
+    it would have to request the line tern holds (busy), and gpioinfo shows no level."""
+
+    def __init__(self, chip, line, active_low, path=DEBUGFS_GPIO):
+        self.chip, self.line, self.active_low, self.path = chip, line, active_low, path
+        self.problem, self.mount_error, self.problems, self.mount_tried = None, None, collections.Counter(), False
+
+    def describe(self):
+        return "the line's level (%s)" % self.path
+
+    def read(self):
+        state = self._read()
+        if state is None:
+            self.problems[self.problem] += 1
+        return state
+
+    def worst(self):
+        """The most frequent reason a read found no level."""
+        return self.problems.most_common(1)[0][0] if self.problems else self.problem
+
+    def _read(self):
+        if self.path == DEBUGFS_GPIO and not self.mount_tried and not os.path.exists(self.path):
+            self.mount_tried = True
+            r = subprocess.run(["mount", "-t", "debugfs", "none", "/sys/kernel/debug"], capture_output=True, text=True)
+            if r.returncode != 0:
+                self.mount_error = (r.stderr or r.stdout).strip() or "exit %d" % r.returncode
+        try:
+            with open(self.path) as f:
+                text = f.read()
+        except FileNotFoundError:
+            self.problem = ("no %s: debugfs is not mounted%s; run the checks as root, or `sudo mount -t debugfs none "
+                            "/sys/kernel/debug` (the kernel needs CONFIG_DEBUG_FS)" % (
+                                self.path, " (mount failed: %s)" % self.mount_error if self.mount_error else ""))
+            return None
+        except OSError as e:
+            self.problem = "%s unreadable (%s): run the checks as root (debugfs is root's only)" % (self.path, e.strerror)
+            return None
+        try:
+            lv = parse_debugfs_gpio(text, self.chip, self.line)
+        except GpioDebugfsError as e:
+            self.problem = str(e)
+            return None
+        if lv is None:
+            self.problem = ("%s line %s is not listed as held in %s (it shows a line's level only while a process "
+                            "requests it; `gpioinfo %s` shows who holds it): check [power] chip and line"
+                            % (self.chip, self.line, self.path, self.chip))
+            return None
+        if lv.high is None:
+            self.problem = "%s line %s: the chip could not read its level ('?')" % (self.chip, self.line)
+            return None
+        self.problem = None
+        return lv.high != self.active_low
+
+
+class ValueFileLine:
+    """The power line's level from a file holding 0 or 1 (the emulated board: gpio-sim's sim_gpioN/value)."""
+
+    def __init__(self, path, active_low):
+        self.path, self.active_low, self.problem = path, active_low, None
+
+    def describe(self):
+        return "the line's level (%s)" % self.path
+
+    def read(self):
+        try:
+            with open(self.path) as f:
+                self.problem = None
+                return (f.read().strip() == "1") != self.active_low
+        except OSError as e:
+            self.problem = "%s unreadable (%s)" % (self.path, e.strerror)
+            return None
+
+    def worst(self):
+        return self.problem
 
 
 class Collector(http.server.BaseHTTPRequestHandler):
@@ -551,6 +709,17 @@ class Checks:
     def tern(self, *args, timeout=30):
         return subprocess.run([self.a.tern, *args], capture_output=True, text=True, timeout=timeout)
 
+    def line_view(self):
+        """The receiver's power as its power line shows it, read without tern (method gpio: gpio-sim's
+        value file on the emulated board, /sys/kernel/debug/gpio on a Pi), or None for the other methods.
+        For gpio, a line that cannot be read this way is a FAIL: tern's power could not be checked."""
+        if self.power.method != "gpio":
+            return None
+        al = bool(self.power.p.get("active_low"))
+        if self.a.line_value_file:
+            return ValueFileLine(self.a.line_value_file, al)
+        return DebugfsLine(self.power.p.get("chip", "gpiochip0"), self.power.p.get("line"), al)
+
     # ---- 1
     def check_uart(self):
         port = Port(self.dev, self.baud)
@@ -606,11 +775,19 @@ class Checks:
     def check_power(self):
         if not self.power.switchable():
             return self.report("power", "skip", "power.method is %r: the board cannot switch the receiver" % self.power.method)
+        view = self.line_view()
         port = Port(self.dev, self.baud)
         self.power.port = port
-        fails = []
+        fails, seen = [], []
         try:
             self.power.on()
+            if view:
+                seen.append(view.read())
+                if seen[-1] is None:
+                    fails.append("the line's level cannot be read without tern: %s" % view.problem)
+                elif not seen[-1]:
+                    fails.append("%s shows the receiver off after power-on: check [power] chip, line and active_low"
+                                 % view.describe())
             t0 = time.time()
             tf, _ = port.wait_for(is_fix, t0, self.a.first_fix_timeout)
             if tf is None:
@@ -621,6 +798,11 @@ class Checks:
             t_off = time.time()
             self.power.off()
             time.sleep(3.5)
+            if view and seen[0] is not None:
+                seen.append(view.read())
+                if seen[-1] is not False:
+                    fails.append("%s shows the receiver %s after power-off" % (
+                        view.describe(), "on" if seen[-1] else "unreadable (%s)" % view.problem))
             nmea = lambda l: l.startswith(b"$") and not l.startswith(b"$PMTK") and nmea_ok(l)
             after = [t for t, l in port.since(t_off) if nmea(l)]
             stop = (max(after) - t_off) if after else 0.0
@@ -648,6 +830,8 @@ class Checks:
             "%.2f s after power-on" % (tr - t_on) if tr else "never",
             "%.2f s after power-on (hot start)" % (tfix - t_on) if tfix and tfix - t_on <= 5 else
             ("after %.1f s" % (tfix - t_on) if tfix else "never"))
+        if view and None not in seen:
+            detail += "; %s read %s" % (view.describe(), "/".join("on" if x else "off" for x in seen))
         self.report("power", "fail" if fails else "ok", detail + ("; " + "; ".join(fails) if fails else ""))
 
     # ---- 3
@@ -799,20 +983,9 @@ class Checks:
             return self.report("scheduler", "fail", "the HIL config %s is invalid: %s" % (cfg, (r.stdout + r.stderr).strip()))
         # the real state of the power line, sampled without tern
         sampler, sim_log, how = None, None, ""
-        m = self.power.method
-        if m == "gpio" and self.a.line_value_file:
-            al = bool(self.power.p.get("active_low"))
-            f = self.a.line_value_file
-
-            def read():
-                try:
-                    return (open(f).read().strip() == "1") != al
-                except OSError:
-                    return None
-            sampler, how = LineSampler(read), "the line's level (%s)" % f
-        elif m == "gpio" and isinstance(self.power.p.get("line"), int):
-            rd = debugfs_reader(self.power.p.get("chip", "gpiochip0"), self.power.p["line"], bool(self.power.p.get("active_low")))
-            sampler, how = LineSampler(rd, 0.02), "the line's level (/sys/kernel/debug/gpio)"
+        view = self.line_view()
+        if view:
+            sampler, how = LineSampler(view.read, 0.02 if isinstance(view, DebugfsLine) else 0.01), view.describe()
         elif self.a.sim_state_log:
             sim_log, how = self.a.sim_state_log, "the simulated receiver's own state log"
         t_start = time.time()
@@ -849,8 +1022,9 @@ class Checks:
             daemon.stop()
         time.sleep(1.0)
         line_tr = sampler.finish() if sampler else None
+        unreadable = None
         if sampler and not sampler.valid:
-            line_tr, how = None, "%s unreadable" % how
+            line_tr, unreadable = None, view.worst() or "no read gave a level"
         initial = "on" if (sampler and sampler.initial) else "off"
         if sim_log:
             line_tr = []
@@ -884,6 +1058,9 @@ class Checks:
             return self.report("scheduler", "fail", "%s; %s (log %s)" % (extra, stop_problem, daemon.log_path))
         if ons < 2:
             return self.report("scheduler", "fail", "the scheduler did not cycle the receiver (%s; log %s)" % (extra, daemon.log_path))
+        if line_tr is None and unreadable:
+            return self.report("scheduler", "fail", "%s; tern's power log not compared: %s gave no level in %d reads: %s"
+                               % (extra, how, sampler.samples, unreadable))
         if line_tr is None:
             return self.report("scheduler", "skip", "%s; tern's power log not compared: no independent view of the "
                                "receiver's power on this board (%s%s)" % (extra, self.power.describe(), "; " + how if how else ""))

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Unit tests for checks.py's reading of /sys/kernel/debug/gpio (no hardware, no root, about 0.1 s):
+    python3 -m unittest board/hil/test_checks.py      (from the repository root)
+
+The samples are laid out with the kernel's own format strings (drivers/gpio/gpiolib.c,
+gpiolib_seq_show and gpiolib_dbg_show):
+  header  "%s: GPIOs %d-%d" (<= 6.1), "%s: GPIOs %u-%u" (6.2-6.16), "%s: %u GPIOs" (>= 6.17),
+          then ", parent: %s/%s", ", %s" (the chip's label), ", can sleep", ":"
+  line    " gpio-%-3d (%-20.20s|%-20.20s) %s %s %s%s" (name|consumer, "out"/"in ", "hi"/"lo"/"?  ",
+          "IRQ ", "ACTIVE LOW") while requested, " gpio-%-3d (%-20.20s)" while free but named;
+          the number is base + offset up to 6.16, the offset from 6.17 on.
+The 6.1 and 6.12 strings are those in Debian's kernel images (bookworm's 6.1.0 amd64, trixie's
+6.12 arm64, the emulated Pi's); the 6.17 change is commit 1bec20dfa3d8 ("gpiolib: don't use GPIO
+global numbers in debugfs output"). Line names are the Pi 3 B device tree's gpio-line-names.
+"""
+import argparse, os, sys, tempfile, unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
+
+# Raspberry Pi OS before 6.6 (downstream pinctrl-bcm2835 with a fixed base 0), Pi 3 B: the old
+# format, tern holding BCM17 high.
+OLD_BASE0 = "\n".join([
+    "gpiochip0: GPIOs 0-53, parent: platform/3f200000.gpio, pinctrl-bcm2835:",
+    " gpio-0   (ID_SDA              )",
+    " gpio-1   (ID_SCL              )",
+    " gpio-16  (GPIO16              )",
+    " gpio-17  (GPIO17              |tern                ) out hi ",
+    " gpio-18  (GPIO18              )",
+    "",
+    "gpiochip1: GPIOs 504-511, parent: platform/soc:firmware:gpio, raspberrypi-exp-gpio, can sleep:",
+    " gpio-504 (BT_ON               )",
+    " gpio-506 (STATUS_LED          |ACT                 ) out lo ACTIVE LOW",
+    "",
+])
+
+# Debian bookworm, Linux 6.1 (x86_64, CONFIG_ARCH_NR_GPIO=1024: dynamic bases counted down from
+# 1024): the x86 rig's gpio-sim chip (board/hil/guest-uart-checks.sh: 32 lines, label
+# tern-hil-sim, lines 4 and 17 named), tern holding line 17 low.
+OLD_GPIOSIM_61 = "\n".join([
+    "gpiochip0: GPIOs 992-1023, parent: platform/gpio-sim.0, tern-hil-sim:",
+    " gpio-996 (GPIO4               )",
+    " gpio-1009 (GPIO17              |tern                ) out lo ",
+    "",
+])
+
+# Debian trixie, Linux 6.12 (the emulated Pi 3 B of board/hil/pi/): dynamic bases from 512 (since
+# 6.2), tern holding BCM17 with an active-low request, the line low (the supply on).
+NEW_BASE512_612 = "\n".join([
+    "gpiochip0: GPIOs 512-565, parent: platform/3f200000.gpio, pinctrl-bcm2835:",
+    " gpio-512 (ID_SDA              )",
+    " gpio-513 (ID_SCL              )",
+    " gpio-528 (GPIO16              )",
+    " gpio-529 (GPIO17              |tern                ) out lo ACTIVE LOW",
+    " gpio-530 (GPIO18              )",
+    "",
+    "gpiochip1: GPIOs 566-573, parent: platform/soc:firmware:gpio, raspberrypi-exp-gpio, can sleep:",
+    " gpio-566 (BT_ON               )",
+    " gpio-568 (STATUS_LED          |ACT                 ) out hi ACTIVE LOW",
+    "",
+])
+
+# The same with the "(dbg)" tag some reports show before "GPIOs" (not in any source read; tolerated).
+NEW_DBG_TAG = NEW_BASE512_612.replace("gpiochip0: GPIOs", "gpiochip0: (dbg) GPIOs")
+
+# Linux >= 6.17: "N GPIOs" and offsets, tern holding BCM17 high.
+RELATIVE_617 = "\n".join([
+    "gpiochip0: 54 GPIOs, parent: platform/3f200000.gpio, pinctrl-bcm2835:",
+    " gpio-0   (ID_SDA              )",
+    " gpio-17  (GPIO17              |tern                ) out hi ",
+    " gpio-18  (GPIO18              )",
+    "",
+    "gpiochip1: 8 GPIOs, parent: platform/soc:firmware:gpio, raspberrypi-exp-gpio, can sleep:",
+    " gpio-2   (STATUS_LED          |ACT                 ) out hi ACTIVE LOW",
+    "",
+])
+
+# A Raspberry Pi 5 on Raspberry Pi OS's 6.6 (gpio-brcmstb, as in raspberrypi/linux#6037): an input
+# held active low, for the direction and flag parsing.
+PI5_66 = "\n".join([
+    "gpiochip0: GPIOs 512-543, parent: platform/107d508500.gpio, gpio-brcmstb@107d508500:",
+    " gpio-513 (2712_BOOT_CS_N      |spi10 CS0           ) out hi ACTIVE LOW",
+    " gpio-532 (PWR_GPIO            |pwr_button          ) in  hi ACTIVE LOW",
+    "",
+])
+
+# Nothing holds the line: free and named (listed by name only), free and unnamed (not listed).
+FREE_NAMED = NEW_BASE512_612.replace(
+    " gpio-529 (GPIO17              |tern                ) out lo ACTIVE LOW", " gpio-529 (GPIO17              )")
+FREE_UNNAMED = "\n".join([
+    "gpiochip0: GPIOs 512-543, parent: platform/gpio-sim.0, tern-sim:",
+    " gpio-515 (GPS_POWER           )",
+    "",
+])
+
+# Not a format this parser knows (a made-up future layout).
+UNKNOWN_FORMAT = "\n".join([
+    "chip gpiochip0 [pinctrl-bcm2835] lines=54",
+    "  17 GPIO17 consumer=tern output high",
+    "",
+])
+
+
+class ParseDebugfsGpio(unittest.TestCase):
+    def level(self, text, chip="gpiochip0", line=17):
+        return checks.parse_debugfs_gpio(text, chip, line)
+
+    def test_old_format_base0(self):
+        lv = self.level(OLD_BASE0)
+        self.assertEqual((lv.offset, lv.name, lv.consumer, lv.direction, lv.high, lv.active_low),
+                         (17, "GPIO17", "tern", "out", True, False))
+        self.assertEqual(self.level(OLD_BASE0, "gpiochip1", 2).high, False)
+
+    def test_old_format_high_base(self):
+        lv = self.level(OLD_GPIOSIM_61)
+        self.assertEqual((lv.offset, lv.direction, lv.high), (17, "out", False))
+        self.assertIsNone(self.level(OLD_GPIOSIM_61, line=4))        # named, free
+
+    def test_new_format_base512(self):
+        lv = self.level(NEW_BASE512_612)
+        self.assertEqual((lv.offset, lv.name, lv.high, lv.active_low), (17, "GPIO17", False, True))
+        self.assertEqual(self.level(NEW_BASE512_612, "gpiochip1", 2).high, True)
+
+    def test_dbg_tag(self):
+        self.assertEqual(self.level(NEW_DBG_TAG), self.level(NEW_BASE512_612))
+
+    def test_relative_numbering(self):
+        lv = self.level(RELATIVE_617)
+        self.assertEqual((lv.offset, lv.high, lv.active_low), (17, True, False))
+        self.assertEqual(self.level(RELATIVE_617, "gpiochip1", 2).name, "STATUS_LED")
+
+    def test_input_and_active_low(self):
+        lv = self.level(PI5_66, line=20)
+        self.assertEqual((lv.name, lv.direction, lv.high, lv.active_low), ("PWR_GPIO", "in", True, True))
+
+    def test_unreadable_value(self):
+        text = NEW_BASE512_612.replace(") out lo ACTIVE LOW", ") out ?   IRQ ACTIVE LOW")
+        lv = self.level(text)
+        self.assertEqual((lv.direction, lv.high, lv.active_low), ("out", None, True))
+
+    def test_line_by_name(self):
+        for text in (OLD_BASE0, NEW_BASE512_612, RELATIVE_617):
+            self.assertEqual(self.level(text, line="GPIO17").offset, 17)
+        self.assertEqual(self.level(NEW_BASE512_612, line="17").offset, 17)
+
+    def test_chip_by_number_path_or_label(self):
+        for chip in ("0", "/dev/gpiochip0", "pinctrl-bcm2835"):
+            self.assertEqual(self.level(NEW_BASE512_612, chip).offset, 17)
+
+    def test_line_not_present(self):
+        self.assertIsNone(self.level(FREE_NAMED))                     # free, named
+        self.assertIsNone(self.level(FREE_UNNAMED, "gpiochip0", 17))  # free, unnamed: not listed
+        self.assertIsNone(self.level(NEW_BASE512_612, line="GPS_POWER"))
+
+    def test_chip_not_present(self):
+        with self.assertRaisesRegex(checks.GpioDebugfsError, r"no chip 'gpiochip4'.*gpiochip0, gpiochip1.*gpiodetect"):
+            self.level(NEW_BASE512_612, "gpiochip4")
+
+    def test_unknown_format(self):
+        with self.assertRaisesRegex(checks.GpioDebugfsError, r"no chip header this checker knows.*new kernel format"):
+            self.level(UNKNOWN_FORMAT)
+        with self.assertRaisesRegex(checks.GpioDebugfsError, r"empty"):
+            self.level("")
+
+    def test_unknown_line_format(self):
+        text = NEW_BASE512_612.replace(") out lo ACTIVE LOW", ") driven-low")
+        with self.assertRaisesRegex(checks.GpioDebugfsError, r"line 17 is listed in a format this checker does not know"):
+            self.level(text)
+        text = "gpiochip0: GPIOs 512-565, parent: platform/3f200000.gpio, pinctrl-bcm2835:\n  pin 17: out 1\n"
+        with self.assertRaisesRegex(checks.GpioDebugfsError, r"lines .* in a format this checker does not know"):
+            self.level(text)
+
+
+class DebugfsLineReads(unittest.TestCase):
+    """DebugfsLine on a file standing in for /sys/kernel/debug/gpio: the on/off state and the reasons."""
+
+    def reader(self, text, active_low, line=17):
+        f = tempfile.NamedTemporaryFile("w", suffix=".gpio", delete=False)
+        f.write(text)
+        f.close()
+        self.addCleanup(os.unlink, f.name)
+        return checks.DebugfsLine("gpiochip0", line, active_low, path=f.name)
+
+    def test_on_off_with_active_low(self):
+        self.assertIs(self.reader(NEW_BASE512_612, True).read(), True)     # low, active low: on
+        self.assertIs(self.reader(NEW_BASE512_612, False).read(), False)
+        self.assertIs(self.reader(RELATIVE_617, False).read(), True)
+
+    def test_reasons(self):
+        r = self.reader(FREE_NAMED, False)
+        self.assertIsNone(r.read())
+        self.assertRegex(r.problem, r"not listed as held.*gpioinfo gpiochip0")
+        r = self.reader(UNKNOWN_FORMAT, False)
+        self.assertIsNone(r.read())
+        self.assertRegex(r.worst(), r"no chip header")
+        r = checks.DebugfsLine("gpiochip0", 17, False, path=os.path.join(tempfile.gettempdir(), "no-such-debugfs-gpio"))
+        self.assertIsNone(r.read())
+        self.assertRegex(r.problem, r"debugfs is not mounted.*mount -t debugfs none /sys/kernel/debug")
+
+
+class PowerLineView(unittest.TestCase):
+    """Which independent view of the power line the power and scheduler checks use, by power method."""
+
+    def view(self, power, line_value_file=None):
+        c = checks.Checks.__new__(checks.Checks)
+        c.a = argparse.Namespace(line_value_file=line_value_file)
+        c.power = checks.Power({"power": power}, lambda chip: None)
+        return c.line_view()
+
+    def test_gpio_reads_debugfs_or_the_value_file(self):
+        v = self.view({"method": "gpio", "chip": "gpiochip0", "line": "GPIO17", "active_low": True})
+        self.assertIsInstance(v, checks.DebugfsLine)
+        self.assertEqual((v.chip, v.line, v.active_low), ("gpiochip0", "GPIO17", True))
+        self.assertIsInstance(self.view({"method": "gpio", "line": 17}, "/sys/x/sim_gpio17/value"), checks.ValueFileLine)
+
+    def test_other_methods_have_none(self):
+        for m in ("l76x", "pmtk-standby", "ubx-backup", "none"):
+            self.assertIsNone(self.view({"method": m}))
+
+
+if __name__ == "__main__":
+    unittest.main()
