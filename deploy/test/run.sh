@@ -126,6 +126,15 @@ if wanted package || wanted install || wanted ansible; then
         echo "ok   package $(basename "$DEB"), lintian: no errors, $warnings warnings, overridden: ${overrides:-none}"
         PASSED=$((PASSED + 1))
         step_result ok "package + lintian" "$SECONDS" "$(basename "$DEB"); lintian: 0 errors, $warnings warnings, overridden: ${overrides:-none}"
+        # Its copyright file names every package the release build linked into tern.
+        if python3 "$HERE/copyright-check.py" "$REPO" >"$WORK/copyright.log" 2>&1; then
+            echo "ok   deploy/copyright names all $(grep -c '^ok ' "$WORK/copyright.log") packages compiled into tern"
+            PASSED=$((PASSED + 1))
+        else
+            grep -v '^ok ' "$WORK/copyright.log"
+            echo "FAIL deploy/copyright misses a package compiled into tern (above)"; FAILED=$((FAILED + 1))
+            step_result FAIL "copyright" 0 "$(grep -m1 '^FAIL' "$WORK/copyright.log")"
+        fi
     else
         sed 's/^/     /' "$WORK/package.log"
         DEB=""
