@@ -304,7 +304,7 @@ else
     a=$(recap "$WORK/run4.log" tern-a)
     b=$(task_result "$WORK/run4.log" "Check the variables" tern-b)
     c=$(task_result "$WORK/run4.log" "Check the variables" tern-c)
-    task=$(grep -B3 '^fatal:' "$WORK/run4.log" | grep -m1 '^TASK' | tr -d '*' | sed 's/ *$//' || true)
+    task=$(grep -B3 '^fatal: .*FAILED!' "$WORK/run4.log" | grep '^TASK' | tail -1 | tr -d '*' | sed 's/ *$//' || true)
     if [[ "$a" =~ failed=1 ]] && [ -z "$b$c" ] && [[ "$task" == *"Write /etc/tern/tern.toml"* ]]; then
         ok "an invalid tern.toml fails the first batch (tern-a) and stops the rollout before tern-b and tern-c (${SECONDS} s)"
         note "$task: $(grep -m1 -o 'config error at [^"\]*' "$WORK/run4.log" | head -1 || true)"

@@ -14,6 +14,7 @@ import glob
 import json
 import os
 import re
+import shlex
 import sys
 
 repo = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -23,7 +24,8 @@ if not lists or not os.path.isfile(manifest):
     print("FAIL copyright: no release build (.build/*/release/tern.product/Objects.LinkFileList and "
           ".build/release.yaml): build with 'swift build -c release --static-swift-stdlib --product tern'")
     sys.exit(1)
-objects = [line.strip().strip('"') for line in open(lists[0]) if line.strip()]
+# One path a line, shell-quoted when it holds a space or another special character.
+objects = [shlex.split(line)[0] for line in open(lists[0]) if line.strip()]
 
 # The manifest's commands: "  "KEY":" then "    inputs: [...]" and "    outputs: [...]" (JSON lists).
 origin, inputs = {}, []

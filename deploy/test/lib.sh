@@ -67,6 +67,7 @@ containers_possible() {
 # ensure_tree [SUITE]: makes sure the cached tree of SUITE (default bookworm: $TERN_TEST_TREE)
 # holds that suite with its packages (tree_include). Prints why not and returns 2 when the mirror
 # cannot be reached (a reason to skip), 1 on any other failure.
+# shellcheck disable=SC2120 # the suite is optional (package-test.sh passes none: bookworm)
 ensure_tree() {
     local suite=${1:-$TERN_TEST_SUITE} tree include
     tree=$(tree_dir "$suite")
@@ -119,6 +120,7 @@ prepare_tree() {
 # new_root [SUITE]: a root directory for one container, from the cached tree of SUITE (default
 # bookworm): an overlay (the tree stays untouched, nothing is copied), or a copy where overlayfs
 # cannot be mounted. Prints its path; drop_root removes it.
+# shellcheck disable=SC2120 # the suite is optional (package-test.sh passes none: bookworm)
 new_root() {
     local dir tree
     tree=$(tree_dir "${1:-$TERN_TEST_SUITE}")

@@ -126,6 +126,16 @@ if wanted package || wanted install || wanted ansible; then
         echo "ok   package $(basename "$DEB"), lintian: no errors, $warnings warnings, overridden: ${overrides:-none}"
         PASSED=$((PASSED + 1))
         step_result ok "package + lintian" "$SECONDS" "$(basename "$DEB"); lintian: 0 errors, $warnings warnings, overridden: ${overrides:-none}"
+        # The release comes from the binary: a --release that contradicts its libgpiod is refused.
+        other=trixie; [[ "$(basename "$DEB")" == *"~deb13_"* ]] && other=bookworm
+        if ! out=$(DEB_OUT="$WORK/refused" "$REPO/deploy/package-deb.sh" "$ARCH" --binary "$BINARY" --release "$other" 2>&1) &&
+            [[ "$out" == *"--release $other contradicts the binary"* ]] && [ ! -d "$WORK/refused" ]; then
+            echo "ok   package-deb.sh --release $other refused for this binary: ${out#package-deb.sh: }" | cut -c1-160
+            PASSED=$((PASSED + 1))
+        else
+            echo "FAIL package-deb.sh --release $other was not refused for this binary: $out"; FAILED=$((FAILED + 1))
+            step_result FAIL "package --release check" 0 "a contradicting --release was accepted"
+        fi
         # Its copyright file names every package the release build linked into tern.
         if python3 "$HERE/copyright-check.py" "$REPO" >"$WORK/copyright.log" 2>&1; then
             echo "ok   deploy/copyright names all $(grep -c '^ok ' "$WORK/copyright.log") packages compiled into tern"
