@@ -9,12 +9,14 @@
 #   --depends LIST  the Depends: line instead of the computed one (e.g. when packaging an arm64
 #                   binary on an amd64 machine without the arm64 libraries installed)
 #   --lintian       run lintian on the result; exit 1 if it reports an error
-#   --release R     the Debian release the binary was linked for (bookworm, trixie): "~deb12" or
-#                   "~deb13" ends the version, so that the two releases' packages never share a name
+#   --release R     the Debian release the binary was linked for (bookworm, trixie). Optional: it is
+#                   read off the libgpiod the binary links (libgpiod.so.2: bookworm, .so.3: trixie),
+#                   and a --release that contradicts it is refused. "~deb12" or "~deb13" always ends
+#                   the version (and the file name): the two releases' packages never share a name
 #   --sysroot DIR   the sysroot a cross-built binary was linked against (deploy/cross/toolchain.sh):
 #                   Depends computed from its packages' symbols files (deploy/cross/depends.py),
 #                   the version read by running the binary under qemu-user
-# env: DEB_OUT (default dist/) where tern_<version>_<arch>.deb is written;
+# env: DEB_OUT (default dist/) where tern_<version>~debNN_<arch>.deb is written;
 #      DEB_MAINTAINER ("Name <mail>") for control and changelog; SOURCE_DATE_EPOCH for the dates.
 #
 # Depends: computed from the shared libraries the binary needs (its DT_NEEDED entries): with
@@ -24,7 +26,7 @@
 set -euo pipefail
 
 die() { echo "package-deb.sh: $*" >&2; exit 1; }
-usage() { sed -n '2,23p' "$0"; }
+usage() { sed -n '2,25p' "$0"; }
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ARCH=""
@@ -81,11 +83,31 @@ for lib in "${NEEDED[@]}"; do
     esac
 done
 
+# The release the binary was linked for, from the libgpiod it needs: bookworm ships libgpiod 1.6
+# (libgpiod.so.2), trixie libgpiod 2.x (libgpiod.so.3); Raspberry Pi OS has the same. It ends the
+# version ("~deb12", "~deb13"), and so the file name: a bookworm package must never reach a trixie
+# host (its libgpiod2 does not exist there) or the other way round.
 case "$RELEASE" in
-    "") SUFFIX="" ;;
+    "" | bookworm | trixie) ;;
+    *) die "--release must be bookworm or trixie, got '$RELEASE'" ;;
+esac
+GPIOD_SONAME=$(printf '%s\n' "${NEEDED[@]}" | grep -m1 '^libgpiod\.so\.' || true)
+case "$GPIOD_SONAME" in
+    libgpiod.so.2) LINKED_RELEASE=bookworm ;;
+    libgpiod.so.3) LINKED_RELEASE=trixie ;;
+    "") LINKED_RELEASE="" ;;
+    *) die "$BINARY needs $GPIOD_SONAME, which neither bookworm (libgpiod.so.2) nor trixie (libgpiod.so.3) ships: build it on (or against a sysroot of) one of them" ;;
+esac
+if [ -z "$RELEASE" ]; then
+    [ -n "$LINKED_RELEASE" ] ||
+        die "$BINARY does not link libgpiod, so its Debian release cannot be told from it: pass --release bookworm or --release trixie"
+    RELEASE=$LINKED_RELEASE
+elif [ -n "$LINKED_RELEASE" ] && [ "$RELEASE" != "$LINKED_RELEASE" ]; then
+    die "--release $RELEASE contradicts the binary: $BINARY needs $GPIOD_SONAME, which is $LINKED_RELEASE's libgpiod. Build the binary on (or against a sysroot of) $RELEASE, or pass --release $LINKED_RELEASE"
+fi
+case "$RELEASE" in
     bookworm) SUFFIX="~deb12" ;;
     trixie) SUFFIX="~deb13" ;;
-    *) die "--release must be bookworm or trixie, got '$RELEASE'" ;;
 esac
 [ -z "$SYSROOT" ] || [ -d "$SYSROOT" ] || die "no sysroot at $SYSROOT (deploy/cross/toolchain.sh makes one)"
 run_binary() {  # the binary, natively or under qemu-user with its sysroot
@@ -100,7 +122,11 @@ if [ -z "$VERSION" ]; then
     [ -n "$VERSION" ] || die "'$BINARY --version' did not print 'tern X.Y.Z …': pass --version"
 fi
 case "$VERSION" in *-*) ;; *) VERSION="$VERSION-1" ;; esac
-case "$VERSION" in *~deb1[0-9]*) ;; *) VERSION="$VERSION$SUFFIX" ;; esac
+case "$VERSION" in
+    *"$SUFFIX") ;;
+    *~deb[0-9]*) die "version '$VERSION' names another release than the binary's $RELEASE ($SUFFIX): pass --version without the ~debNN part" ;;
+    *) VERSION="$VERSION$SUFFIX" ;;
+esac
 [[ "$VERSION" =~ ^[0-9][A-Za-z0-9.+~]*-[A-Za-z0-9.+~]+$ ]] ||
     die "version '$VERSION' is not a Debian version like 0.9.0-1"
 UPSTREAM=${VERSION%-*}
@@ -206,31 +232,13 @@ DATE_RFC2822=$(date -u -R -d "@$EPOCH")
     echo
     echo " -- $MAINTAINER  $DATE_RFC2822"
 } | gzip -9n >"$DOC/changelog.Debian.gz"
-LICENSE_FILE=""
-for candidate in LICENSE LICENSE.md LICENSE.txt COPYING; do
-    [ -f "$REPO/$candidate" ] && { LICENSE_FILE="$REPO/$candidate"; break; }
-done
-{
-    echo "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
-    echo "Upstream-Name: tern"
-    echo
-    echo "Files: *"
-    echo "Copyright: $(date -u -d "@$EPOCH" +%Y) Tern maintainers"
-    if [ -n "$LICENSE_FILE" ]; then
-        echo "License: custom"
-        sed -e 's/^$/./' -e 's/^/ /' "$LICENSE_FILE"
-    else
-        echo "License: all-rights-reserved"
-        echo " The Tern repository has no license file yet; until it has one, all rights are"
-        echo " reserved by the copyright holders."
-    fi
-    echo
-    echo "Files: usr/bin/tern"
-    echo "Copyright: the Swift project authors (the Swift runtime and Foundation linked in)"
-    echo "License: Apache-2.0"
-    echo " Apache License 2.0 with Runtime Library Exception."
-    echo " On Debian systems the Apache License 2.0 is in /usr/share/common-licenses/Apache-2.0."
-} >"$DOC/copyright"
+# copyright: machine-readable (DEP-5), Tern under the Apache License 2.0 (LICENSE) and a stanza for
+# every package compiled into the binary (deploy/copyright; deploy/test/copyright-check.py checks
+# it against what a release build links).
+if ! grep -q '^Copyright [0-9-]* The Tern authors' "$REPO/LICENSE" || ! grep -q 'Apache License' "$REPO/LICENSE"; then
+    die "$REPO/LICENSE is not Tern's Apache License 2.0 with its copyright line: deploy/copyright says it is; fix one of them"
+fi
+install -m 0644 "$REPO/deploy/copyright" "$DOC/copyright"
 chmod 0644 "$DOC"/*
 
 # --- lintian overrides: only for what is true of the binary and cannot change here -----------------
@@ -375,6 +383,21 @@ start_unit() {
     fi
 }
 
+# node_exporter's textfile directory (Debian's prometheus-node-exporter) belongs to root: let the
+# service user write its metrics file there ([metrics] textfile_dir), as deploy/install.sh does.
+grant_metrics_acl() {
+    textfiles=/var/lib/prometheus/node-exporter
+    [ -d "$textfiles" ] || return 0
+    if command -v setfacl >/dev/null; then
+        setfacl -m u:tern:rwx "$textfiles" ||
+            echo "tern: could not let user tern write $textfiles (setfacl -m u:tern:rwx $textfiles failed)" >&2
+    else
+        echo "tern: setfacl not found, so user tern cannot write the metrics textfile into $textfiles:"
+        echo "tern: 'apt install acl' and 'dpkg-reconfigure tern' (or 'setfacl -m u:tern:rwx $textfiles'),"
+        echo "tern: or set [metrics] textfile_dir to a directory tern may write."
+    fi
+}
+
 warn_install_sh() {
     # deploy/install.sh puts its own unit in /etc/systemd/system, which shadows the package's.
     if [ -f /etc/systemd/system/tern.service ] && [ ! -L /etc/systemd/system/tern.service ]; then
@@ -387,6 +410,7 @@ warn_install_sh() {
 case "$1" in
     configure | abort-upgrade | abort-deconfigure | abort-remove)
         create_account
+        grant_metrics_acl
         warn_install_sh
         reload_udev
         enable_unit
@@ -481,6 +505,7 @@ Architecture: $ARCH
 Maintainer: $MAINTAINER
 Installed-Size: $INSTALLED_SIZE
 Depends: $DEPENDS
+Recommends: acl
 Section: misc
 Priority: optional
 Description: GPS tracking gateway that never loses a position

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # CT_ERROR is read by the scripts that source this file
-# Helpers for deploy/test/*.sh (sourced): results, a cached Debian bookworm tree, and systemd
+# Helpers for deploy/test/*.sh (sourced): results, cached Debian bookworm and trixie trees, and systemd
 # containers booted from it with systemd-nspawn, entered with nsenter (machinectl and
 # `systemd-run -M` need systemd-machined on the host, which a host without systemd as PID 1, such
 # as a CI container, does not have).
@@ -11,6 +11,19 @@ TERN_TEST_SUITE=bookworm
 # Everything both tests need: the package's Depends, systemd to boot, sshd and python3 for ansible.
 TERN_TEST_INCLUDE="systemd,systemd-sysv,dbus,libgpiod2,libsqlite3-0,openssh-server,python3,python3-apt,iproute2"
 TERN_TEST_TREE="$TERN_TEST_CACHE/$TERN_TEST_SUITE"
+# trixie (the ansible test's mixed fleet): its libgpiod is libgpiod3; acl gives setfacl, for the
+# metrics directory's ACL (the bookworm tree has none: the "no setfacl" path).
+TERN_TEST_INCLUDE_TRIXIE="systemd,systemd-sysv,dbus,libgpiod3,libsqlite3-0,openssh-server,python3,python3-apt,iproute2,acl"
+
+# tree_dir SUITE / tree_include SUITE: the cached tree of a suite and the packages it holds.
+tree_dir() { echo "$TERN_TEST_CACHE/$1"; }
+tree_include() {
+    case "$1" in
+        bookworm) echo "$TERN_TEST_INCLUDE" ;;
+        trixie) echo "$TERN_TEST_INCLUDE_TRIXIE" ;;
+        *) echo "lib.sh: no test tree for suite '$1' (bookworm or trixie)" >&2; return 1 ;;
+    esac
+}
 
 RESULTS_OK=0
 RESULTS_FAIL=0
@@ -51,29 +64,34 @@ containers_possible() {
     return 0
 }
 
-# Makes sure $TERN_TEST_TREE holds a bookworm tree with $TERN_TEST_INCLUDE. Prints why not and
-# returns 2 when the mirror cannot be reached (a reason to skip), 1 on any other failure.
+# ensure_tree [SUITE]: makes sure the cached tree of SUITE (default bookworm: $TERN_TEST_TREE)
+# holds that suite with its packages (tree_include). Prints why not and returns 2 when the mirror
+# cannot be reached (a reason to skip), 1 on any other failure.
+# shellcheck disable=SC2120 # the suite is optional (package-test.sh passes none: bookworm)
 ensure_tree() {
-    local stamp="$TERN_TEST_TREE/.tern-test-stamp" want="include=$TERN_TEST_INCLUDE prep=2"
+    local suite=${1:-$TERN_TEST_SUITE} tree include
+    tree=$(tree_dir "$suite")
+    include=$(tree_include "$suite") || return 1
+    local stamp="$tree/.tern-test-stamp" want="include=$include prep=2"
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
         return 0
     fi
-    if ! wget -q -T 15 -t 2 -O /dev/null "$TERN_TEST_MIRROR/dists/$TERN_TEST_SUITE/Release" 2>/dev/null; then
-        echo "the Debian mirror $TERN_TEST_MIRROR is unreachable, and no cached tree is in $TERN_TEST_TREE"
+    if ! wget -q -T 15 -t 2 -O /dev/null "$TERN_TEST_MIRROR/dists/$suite/Release" 2>/dev/null; then
+        echo "the Debian mirror $TERN_TEST_MIRROR is unreachable, and no cached $suite tree is in $tree"
         return 2
     fi
-    local tmp="$TERN_TEST_TREE.tmp"
+    local tmp="$tree.tmp"
     mkdir -p "$TERN_TEST_CACHE"
     rm -rf "$tmp"
-    echo "     debootstrap $TERN_TEST_SUITE into $TERN_TEST_TREE (once; about a minute)" >&2
-    if ! debootstrap --variant=minbase --include="$TERN_TEST_INCLUDE" "$TERN_TEST_SUITE" "$tmp" \
-        "$TERN_TEST_MIRROR" >"$TERN_TEST_CACHE/debootstrap.log" 2>&1; then
-        echo "debootstrap failed: see $TERN_TEST_CACHE/debootstrap.log"
+    echo "     debootstrap $suite into $tree (once; about a minute)" >&2
+    if ! debootstrap --variant=minbase --include="$include" "$suite" "$tmp" \
+        "$TERN_TEST_MIRROR" >"$TERN_TEST_CACHE/debootstrap-$suite.log" 2>&1; then
+        echo "debootstrap $suite failed: see $TERN_TEST_CACHE/debootstrap-$suite.log"
         return 1
     fi
     prepare_tree "$tmp"
-    rm -rf "$TERN_TEST_TREE"
-    mv "$tmp" "$TERN_TEST_TREE"
+    rm -rf "$tree"
+    mv "$tmp" "$tree"
     echo "$want" >"$stamp"
 }
 
@@ -99,16 +117,18 @@ prepare_tree() {
     rm -rf "$root/var/cache/apt/archives/"*.deb "$root/var/lib/apt/lists/"*_Packages
 }
 
-# A root directory for one container, from the cached tree: an overlay (the tree stays untouched,
-# nothing is copied), or a copy where overlayfs cannot be mounted. Prints its path; drop_root
-# removes it.
+# new_root [SUITE]: a root directory for one container, from the cached tree of SUITE (default
+# bookworm): an overlay (the tree stays untouched, nothing is copied), or a copy where overlayfs
+# cannot be mounted. Prints its path; drop_root removes it.
+# shellcheck disable=SC2120 # the suite is optional (package-test.sh passes none: bookworm)
 new_root() {
-    local dir
+    local dir tree
+    tree=$(tree_dir "${1:-$TERN_TEST_SUITE}")
     dir=$(mktemp -d /var/tmp/tern-test-root.XXXXXX)
     mkdir "$dir/upper" "$dir/work" "$dir/root"
-    if ! mount -t overlay overlay -o "lowerdir=$TERN_TEST_TREE,upperdir=$dir/upper,workdir=$dir/work" \
+    if ! mount -t overlay overlay -o "lowerdir=$tree,upperdir=$dir/upper,workdir=$dir/work" \
         "$dir/root" 2>/dev/null; then
-        cp -a "$TERN_TEST_TREE/." "$dir/root/"
+        cp -a "$tree/." "$dir/root/"
     fi
     echo "$dir/root"
 }

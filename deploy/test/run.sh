@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
-# The deployment tests, in order: shellcheck, the .deb (deploy/package-deb.sh + lintian), its
-# install/upgrade/purge test in a booted bookworm (package-test.sh), the Ansible rollout to two
-# containers (ansible-test.sh), flash-image.sh on synthetic images (flash-test.sh). Installs the Debian packages it needs. Run as root.
+# The deployment tests, in order: shellcheck, sdk-add-packages.sh's verification (a tampered local
+# mirror is refused: sdk-add-packages-test.sh), the .deb (deploy/package-deb.sh + lintian), its
+# install/upgrade/purge test in a booted bookworm (package-test.sh), the Ansible rollout to a mixed
+# bookworm/trixie fleet with an unreachable host (ansible-test.sh), flash-image.sh on synthetic
+# images (flash-test.sh). Installs the Debian packages it needs. Run as root.
 #
 # usage: deploy/test/run.sh [--build] [--only STEPS]
 #   --build       build the release binary first (swift build -c release --static-swift-stdlib)
-#   --only STEPS  comma-separated subset of: shellcheck,package,install,ansible,flash
+#   --only STEPS  comma-separated subset of: shellcheck,sdk,package,install,ansible,flash
 # Prints one line per check and a summary; exits 1 on any FAIL. Warm cache: ~5 min; cold (the
-# bookworm tree is debootstrapped into /var/cache/tern-test once): ~2 min more.
+# bookworm and trixie trees are debootstrapped into /var/cache/tern-test once): ~4 min more.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 BUILD=0
-ONLY="shellcheck,package,install,ansible,flash"
+ONLY="shellcheck,sdk,package,install,ansible,flash"
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) BUILD=1; shift ;;
         --only) [ $# -ge 2 ] || { echo "run.sh: --only needs a list" >&2; exit 64; }; ONLY=$2; shift 2 ;;
-        -h | --help) sed -n '2,10p' "$0"; exit 0 ;;
+        -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
         *) echo "run.sh: unknown argument '$1' (try --help)" >&2; exit 64 ;;
     esac
 done
@@ -46,7 +48,7 @@ trap 'rm -rf "$WORK"' EXIT
 
 echo "==> Debian packages for the tests"
 PACKAGES=(debootstrap systemd-container lintian help2man ansible openssh-client dpkg-dev binutils
-    wget iproute2 python3 shellcheck util-linux)
+    wget iproute2 python3 shellcheck util-linux gpgv gnupg debian-archive-keyring curl xz-utils)
 MISSING=()
 for package in "${PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || MISSING+=("$package")
@@ -82,13 +84,30 @@ if wanted shellcheck; then
     echo "==> shellcheck"
     SECONDS=0
     scripts=("$REPO/deploy/package-deb.sh" "$HERE/lib.sh" "$HERE/package-test.sh" "$HERE/ansible-test.sh" "$HERE/run.sh"
-        "$REPO/deploy/flash-image.sh" "$HERE/flash-test.sh" "$REPO/deploy/build.sh" "$REPO/deploy/sdk-add-packages.sh")
+        "$REPO/deploy/flash-image.sh" "$HERE/flash-test.sh" "$REPO/deploy/build.sh" "$REPO/deploy/sdk-add-packages.sh"
+        "$HERE/sdk-add-packages-test.sh")
     if shellcheck -x "${scripts[@]}" >"$WORK/shellcheck.log" 2>&1; then
         echo "ok   shellcheck ${#scripts[@]} scripts"; PASSED=$((PASSED + 1))
         step_result ok shellcheck "$SECONDS" "${#scripts[@]} scripts"
     else
         sed 's/^/     /' "$WORK/shellcheck.log"
         echo "FAIL shellcheck"; FAILED=$((FAILED + 1)); step_result FAIL shellcheck "$SECONDS" "see above"
+    fi
+fi
+
+if wanted sdk; then
+    echo "==> sdk-add-packages.sh refuses a tampered mirror (sdk-add-packages-test.sh)"
+    SECONDS=0
+    set +e
+    timeout --kill-after=10 120 "$HERE/sdk-add-packages-test.sh" 2>&1 | tee "$WORK/sdk.log"
+    rc=${PIPESTATUS[0]}
+    set -e
+    count_lines "$WORK/sdk.log"
+    if [ "$rc" != 0 ] || grep -q '^FAIL ' "$WORK/sdk.log"; then
+        grep -q '^FAIL ' "$WORK/sdk.log" || { echo "FAIL sdk-add-packages-test.sh exited $rc"; FAILED=$((FAILED + 1)); }
+        step_result FAIL "sdk-add-packages verification" "$SECONDS" "$(grep -m1 '^FAIL ' "$WORK/sdk.log" | sed 's/^FAIL *//')"
+    else
+        step_result ok "sdk-add-packages verification" "$SECONDS" "$(grep -c '^ok ' "$WORK/sdk.log") checks"
     fi
 fi
 
@@ -107,6 +126,25 @@ if wanted package || wanted install || wanted ansible; then
         echo "ok   package $(basename "$DEB"), lintian: no errors, $warnings warnings, overridden: ${overrides:-none}"
         PASSED=$((PASSED + 1))
         step_result ok "package + lintian" "$SECONDS" "$(basename "$DEB"); lintian: 0 errors, $warnings warnings, overridden: ${overrides:-none}"
+        # The release comes from the binary: a --release that contradicts its libgpiod is refused.
+        other=trixie; [[ "$(basename "$DEB")" == *"~deb13_"* ]] && other=bookworm
+        if ! out=$(DEB_OUT="$WORK/refused" "$REPO/deploy/package-deb.sh" "$ARCH" --binary "$BINARY" --release "$other" 2>&1) &&
+            [[ "$out" == *"--release $other contradicts the binary"* ]] && [ ! -d "$WORK/refused" ]; then
+            echo "ok   package-deb.sh --release $other refused for this binary: ${out#package-deb.sh: }" | cut -c1-160
+            PASSED=$((PASSED + 1))
+        else
+            echo "FAIL package-deb.sh --release $other was not refused for this binary: $out"; FAILED=$((FAILED + 1))
+            step_result FAIL "package --release check" 0 "a contradicting --release was accepted"
+        fi
+        # Its copyright file names every package the release build linked into tern.
+        if python3 "$HERE/copyright-check.py" "$REPO" >"$WORK/copyright.log" 2>&1; then
+            echo "ok   deploy/copyright names all $(grep -c '^ok ' "$WORK/copyright.log") packages compiled into tern"
+            PASSED=$((PASSED + 1))
+        else
+            grep -v '^ok ' "$WORK/copyright.log"
+            echo "FAIL deploy/copyright misses a package compiled into tern (above)"; FAILED=$((FAILED + 1))
+            step_result FAIL "copyright" 0 "$(grep -m1 '^FAIL' "$WORK/copyright.log")"
+        fi
     else
         sed 's/^/     /' "$WORK/package.log"
         DEB=""
