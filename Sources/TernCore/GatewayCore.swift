@@ -28,6 +28,9 @@ public struct GatewayCore: Sendable {
         case saveMemory(FixScheduler.Memory)
         /// Something an operator should read in the log.
         case note(Note)
+        /// This fix's UTC can be trusted to set the system clock (see `fixReceived`): hand it to the
+        /// time sink (chrony) at once.
+        case trustedTime(Fix)
     }
 
     public enum Note: Sendable, Hashable {
@@ -93,7 +96,10 @@ public struct GatewayCore: Sendable {
             return [.note(.staleFix(fix, poweredOnAt: freshness.poweredOnAt))]
         }
         if usable, sessionFirstFixAt == nil { sessionFirstFixAt = now }
-        return perform(scheduler.handle(.fixReceived(fix, now: now)), now: now, synchronisedTime: synchronisedTime)
+        // Its time is the receiver's solution (a usable fix, not the clock it kept while off), measured
+        // after this power-on (fresh), on a date nothing contradicted: first, before any power-off.
+        let time: [Action] = usable && !fix.timeUntrusted ? [.trustedTime(fix)] : []
+        return time + perform(scheduler.handle(.fixReceived(fix, now: now)), now: now, synchronisedTime: synchronisedTime)
     }
 
     /// The wake-up the scheduler asked for came.
