@@ -46,6 +46,9 @@ public struct GatewayCore: Sendable {
     public private(set) var scheduler: FixScheduler
     private var filter: any LocationFilter
     private var freshness = FixFreshness()
+    /// A synchronised system clock that contradicts a fix's time (by the filter's default limits)
+    /// keeps that time from the clock.
+    private let timeSanity = TimeSanityRule()
     private var commits: GroupCommit
     /// When the current power session's first usable fix arrived (the filter's warm-up runs from it).
     private var sessionFirstFixAt: Duration?
@@ -97,8 +100,10 @@ public struct GatewayCore: Sendable {
         }
         if usable, sessionFirstFixAt == nil { sessionFirstFixAt = now }
         // Its time is the receiver's solution (a usable fix, not the clock it kept while off), measured
-        // after this power-on (fresh), on a date nothing contradicted: first, before any power-off.
-        let time: [Action] = usable && !fix.timeUntrusted ? [.trustedTime(fix)] : []
+        // after this power-on (fresh), on a date nothing contradicted, within the time sanity limits of
+        // a synchronised system clock: first, before any power-off.
+        let sane = timeSanity.rejection(of: fix, context: FilterContext(synchronisedTime: synchronisedTime), reference: nil) == nil
+        let time: [Action] = usable && !fix.timeUntrusted && sane ? [.trustedTime(fix)] : []
         return time + perform(scheduler.handle(.fixReceived(fix, now: now)), now: now, synchronisedTime: synchronisedTime)
     }
 

@@ -79,6 +79,14 @@ import TernTesting
         #expect(!sut.fixReceived(fix, now: .seconds(2)).contains(.trustedTime(fix)))
     }
 
+    @Test func aFixTheSynchronisedClockContradictsOffersNoTime() {
+        var sut = makeSUT()
+        started(&sut)
+        let fix = Fix.fixture(seconds: 2)
+        let actions = sut.fixReceived(fix, now: .seconds(2), synchronisedTime: fix.time.addingTimeInterval(-60))
+        #expect(!actions.contains(.trustedTime(fix)))
+    }
+
     @Test func anEpochWithoutAFixOffersNoTime() {
         var sut = makeSUT()
         started(&sut)
