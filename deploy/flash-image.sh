@@ -397,6 +397,34 @@ awk -v host="$HOSTNAME_NEW" -v pi5="$PI5" '
     }
     { print }
     END { if (host != "" && !done) print "device = \"" host "\"" }' "$WORK/tern.toml.src" >"$WORK/tern.toml"
+# ---------------------------------------------------------------- time from the receiver (chrony)
+# Tern gives its receiver's time to chrony (README, "Time without a network"): tern.toml gets
+# [time] chrony_socket unless it sets the key already (`chrony_socket = ""`: off); the simulated
+# board keeps no real time. [time] pps (a PPS device) adds chrony's `refclock PPS … lock GPS`.
+toml_has() { # SECTION KEY FILE: whether KEY is set in [SECTION]
+    awk -v want_section="$1" -v want_key="$2" '
+        /^[[:space:]]*\[/ { line = $0; gsub(/^[[:space:]]*\[|\][[:space:]]*(#.*)?$/, "", line); section = line; next }
+        section == want_section && $0 ~ "^[[:space:]]*" want_key "[[:space:]]*=" { found = 1; exit }
+        END { exit !found }' "$3"
+}
+CHRONY_SOCKET="" PPS_DEVICE=""
+if [ "$(toml_get receiver kind "$WORK/tern.toml")" != simulated ]; then
+    if toml_has time chrony_socket "$WORK/tern.toml"; then
+        CHRONY_SOCKET=$(toml_get time chrony_socket "$WORK/tern.toml")
+    else
+        CHRONY_SOCKET=/run/chrony.tern.sock
+        socket_line="chrony_socket = \"$CHRONY_SOCKET\"   # chronyd's SOCK refclock (flash-image.sh; /etc/chrony/conf.d/tern.conf)"
+        if grep -qE '^[[:space:]]*\[time\][[:space:]]*(#.*)?$' "$WORK/tern.toml"; then
+            awk -v line="$socket_line" '{ print } /^[[:space:]]*\[time\][[:space:]]*(#.*)?$/ && !done { print line; done = 1 }' \
+                "$WORK/tern.toml" >"$WORK/tern.toml.time" && mv "$WORK/tern.toml.time" "$WORK/tern.toml"
+        else
+            last_char=$(tail -c1 "$WORK/tern.toml")
+            { [ -z "$last_char" ] || echo; echo; echo "[time]"; echo "$socket_line"; } >>"$WORK/tern.toml"
+        fi
+    fi
+    PPS_DEVICE=$(toml_get time pps "$WORK/tern.toml")
+fi
+# ---------------------------------------------------------------- (end of time from the receiver)
 config_device=$(toml_get receiver device "$WORK/tern.toml")
 if [ "$PI5" = 1 ] && [ "$config_device" = /dev/serial0 ]; then
     die "--pi5: receiver.device stays /dev/serial0, the Pi 5 debug connector: set it to /dev/ttyAMA0 in ${CONFIG:-$PROFILE}"
@@ -444,6 +472,29 @@ if [ -n "$drop_in" ]; then
     [ -f "$REPO/$drop_in" ] || die "board $BOARD_NAME names the drop-in $drop_in, which is missing from $REPO"
     root_put "/etc/systemd/system/tern.service.d/$(basename "$drop_in")" "$REPO/$drop_in" 0644
 fi
+# ---------------------------------------------------------------- chrony: the receiver's time
+# chrony's SOCK refclock at [time] chrony_socket (deploy/chrony/tern.conf, path substituted), PPS
+# when [time] pps is set; and a chrony.service drop-in handing the socket (created root-owned, 0755)
+# to group tern, so that tern.service (User=tern) may send to it.
+if [ -n "$CHRONY_SOCKET" ]; then
+    {
+        sed "s#/run/chrony.tern.sock#$CHRONY_SOCKET#g" "$REPO/deploy/chrony/tern.conf"
+        if [ -n "$PPS_DEVICE" ]; then
+            echo "# [time] pps: the receiver's pulse per second, numbered by the GPS source's times (dtoverlay=pps-gpio)."
+            echo "refclock PPS $PPS_DEVICE refid PPS lock GPS"
+        fi
+    } >"$WORK/chrony-tern.conf"
+    root_put /etc/chrony/conf.d/tern.conf "$WORK/chrony-tern.conf" 0644
+    {
+        echo "# Written by Tern's deploy/flash-image.sh: chronyd creates Tern's SOCK refclock socket as root with"
+        echo "# mode 0755; group tern may then write to it (tern.service runs as User=tern). \"-\": no tern group yet"
+        echo "# (tern-firstboot.service restarts chrony once Tern is installed)."
+        echo "[Service]"
+        echo "ExecStartPost=-+/bin/sh -c 'chgrp tern $CHRONY_SOCKET && chmod 0660 $CHRONY_SOCKET'"
+    } >"$WORK/chrony-dropin.conf"
+    root_put /etc/systemd/system/chrony.service.d/tern.conf "$WORK/chrony-dropin.conf" 0644
+fi
+# ---------------------------------------------------------------- (end of chrony)
 
 cat >"$WORK/firstboot.sh" <<'EOF'
 #!/bin/bash
@@ -469,6 +520,14 @@ if [ -f "$stage/tern.toml" ]; then
         install -D -o root -g root -m 0644 "$stage/tern.toml" /etc/tern/tern.toml
     fi
 fi
+# --- time from the receiver (flash-image.sh's chrony block): chronyd reads Tern's socket.
+if [ -f /etc/chrony/conf.d/tern.conf ]; then
+    command -v chronyd >/dev/null || "${apt_install[@]}" chrony ||
+        echo "tern-firstboot: cannot install chrony: the clock will not follow the receiver (apt-get install chrony)" >&2
+    systemctl daemon-reload
+    systemctl try-restart chrony.service || true  # its drop-in hands the socket to the tern group, now there
+fi
+# --- (end of time from the receiver)
 systemctl daemon-reload
 if systemctl cat tern.service >/dev/null 2>&1; then
     systemctl enable tern.service

@@ -49,6 +49,8 @@ public struct Doctor: Sendable {
         /// Resolves and connects to host:port (and verifies TLS for https/mqtts): nil when it answers, else why not.
         public var reach: @Sendable (_ url: URL, _ caFile: String?) async -> String? = { _, _ in "not checked" }
         public var now: @Sendable () -> Date = { Date() }
+        /// `chronyc -n -c ARGS`'s output; nil when chronyc is missing or chronyd does not answer.
+        public var chronyc: @Sendable (_ arguments: [String]) async -> String? = { _ in nil }
 
         public init() {}
     }
@@ -94,12 +96,9 @@ public struct Doctor: Sendable {
         if let directory = config.metrics.textfileDirectory {
             checks.append(metricsCheck(directory: directory, daemonRunning: daemonPid != nil))
         }
-        checks.append(
-            system.clockSynchronised()
-                ? DoctorCheck("clock", .ok, "synchronised")
-                : DoctorCheck(
-                    "clock", .warn, "not synchronised (no NTP yet?)",
-                    fix: "fixes are still dated by the receiver; enable systemd-timesyncd or chrony when the board is online"))
+        checks += ClockSourceCheck(
+            chronySocket: config.time.chronySocket, kernelSynchronised: system.clockSynchronised(),
+            tracking: await system.chronyc(["tracking"]), sources: await system.chronyc(["sources"])).run()
         checks.append(await uplinkCheck())
         return checks
     }

@@ -35,6 +35,8 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
         public var accepted: @Sendable (Fix) -> Void = { _ in }
         /// Told of every fix the receiver reports (the control socket's tap).
         public var seen: @Sendable (Fix) -> Void = { _ in }
+        /// Where trusted receiver times go instead of `[time] chrony_socket`'s `ChronySocket` (tests).
+        public var timeSink: (any TimeSink)?
 
         public init(
             queue: any PositionQueue, serialPort: any SerialPort, powerSwitch: any PowerSwitch, uplinkURL: URL,
@@ -72,6 +74,7 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
             forwarder: forwarder, scheduler: FixScheduler(options: config.scheduler), clock: clock,
             memory: parts.memory, synchronisedTime: parts.synchronisedTime, commitWindow: config.store.commitWindow,
             accepted: parts.accepted, seen: parts.seen,
+            timeSink: parts.timeSink ?? config.time.chronySocket.map { ChronySocket(path: $0, logger: logger.labelled("tern.time")) },
             logger: logger.labelled("tern.gateway"))
     }
 

@@ -83,7 +83,7 @@ extension TernConfig {
             throw ConfigError(key: "", "not valid TOML: \(error)")
         }
         var root = ConfigReader(table: table, prefix: "", trace: trace)
-        try root.rejectUnknownKeys(known: ["device", "data_dir", "status_file", "control_socket", "log_level", "receiver", "power", "scheduler", "filter", "uplink", "store", "metrics"])
+        try root.rejectUnknownKeys(known: ["device", "data_dir", "status_file", "control_socket", "log_level", "receiver", "power", "scheduler", "filter", "uplink", "store", "metrics", "time"])
         let config = try read(&root, table: table)
         try root.rejectUnknownKeys()
         return config
@@ -160,6 +160,10 @@ extension TernConfig {
         let metrics = try readMetrics(&metricsTable)
         try metricsTable.rejectUnknownKeys()
 
+        var timeTable = try root.table("time")
+        let time = try readTime(&timeTable, receiver: receiver)
+        try timeTable.rejectUnknownKeys()
+
         let logLevel = try root.choice("log_level", ["trace", "debug", "info", "notice", "warning", "error", "critical"], default: "info")
         var config = TernConfig(
             device: device, dataDirectory: dataDirectory, receiver: receiver, power: power,
@@ -171,7 +175,25 @@ extension TernConfig {
         }
         config.store = store
         config.metrics = metrics
+        config.time = time
         return config
+    }
+
+    /// `[time]`: chronyd's SOCK refclock socket, and the PPS device for flash-image.sh's chrony snippet.
+    private static func readTime(_ table: inout ConfigReader, receiver: Receiver) throws(ConfigError) -> Time {
+        // sockaddr_un holds 108 bytes, the terminating NUL included.
+        let socket = try table.string(
+            "chrony_socket", default: "", pattern: "an absolute socket path shorter than 108 bytes such as \(Time.defaultChronySocket)"
+        ) { $0.isEmpty || ($0.hasPrefix("/") && !$0.hasSuffix("/") && $0.utf8.count < 108) }
+        let pps = try table.string("pps", default: "", pattern: "a PPS device such as /dev/pps0") {
+            $0.isEmpty || ($0.hasPrefix("/dev/") && $0.count > 5)
+        }
+        if !socket.isEmpty, case .simulated = receiver {
+            throw ConfigError(
+                key: "time.chrony_socket",
+                "the simulated board's receiver keeps its own time, not UTC: chrony would set the clock by it; remove time.chrony_socket (or use receiver.kind = \"serial\")")
+        }
+        return Time(chronySocket: socket.isEmpty ? nil : socket, pps: pps.isEmpty ? nil : pps)
     }
 
     /// `[metrics]`: a node_exporter textfile directory and/or a `HOST:PORT` for `GET /metrics`.

@@ -150,6 +150,25 @@ public struct TernConfig: Sendable, Equatable {
         public var isEnabled: Bool { textfileDirectory != nil || listen != nil }
     }
 
+    /// `[time]`: the receiver's time for the system clock (off by default).
+    public struct Time: Sendable, Equatable {
+        /// chronyd's SOCK refclock socket: Tern sends every trusted fix's UTC there; nil: off.
+        public var chronySocket: String?
+        /// The PPS device chrony reads beside it (`refclock PPS … lock GPS`); only flash-image.sh's
+        /// chrony snippet uses it (Tern itself does not read PPS); nil: none.
+        public var pps: String?
+
+        public init(chronySocket: String? = nil, pps: String? = nil) {
+            self.chronySocket = chronySocket
+            self.pps = pps
+        }
+
+        /// Where chronyd's SOCK socket goes: in /run, as gpsd's sockets (chrony.service may write
+        /// there, and Debian's AppArmor profile for chronyd allows `/run/chrony.*.sock`), not in
+        /// /run/chrony (mode 0700, _chrony: the tern user could not reach it).
+        public static let defaultChronySocket = "/run/chrony.tern.sock"
+    }
+
     public var device: String
     public var dataDirectory: String
     /// Where `tern run` publishes its status for `tern status` (tmpfs by default: no flash wear).
@@ -165,6 +184,7 @@ public struct TernConfig: Sendable, Equatable {
     public var uplink: Uplink
     public var store = Store()
     public var metrics = Metrics()
+    public var time = Time()
     public var logLevel: String
     /// The secrets file's path when everyone may read it (a warning), else nil.
     public var secretsWorldReadable: String?

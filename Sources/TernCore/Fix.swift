@@ -104,6 +104,10 @@ public struct Fix: Sendable, Hashable, Codable {
     /// correction reconciles them (a replayed log, a receiver reporting garbage): `time` must not be
     /// used to order fixes.
     public var timeUntrusted = false
+    /// The system's realtime clock when the first sentence carrying this epoch's time was read from the
+    /// receiver (nil when not read live: logs, the simulator). `time` minus this is what the system
+    /// clock is off by, plus the receiver's output and the line's latency: chrony's SOCK sample.
+    public var receivedAt: Date?
 
     public init(
         time: Date, coordinate: Coordinate, altitude: Double? = nil, speed: Double? = nil,

@@ -28,6 +28,9 @@ public struct GatewayCore: Sendable {
         case saveMemory(FixScheduler.Memory)
         /// Something an operator should read in the log.
         case note(Note)
+        /// This fix's UTC can be trusted to set the system clock (see `fixReceived`): hand it to the
+        /// time sink (chrony) at once.
+        case trustedTime(Fix)
     }
 
     public enum Note: Sendable, Hashable {
@@ -43,6 +46,9 @@ public struct GatewayCore: Sendable {
     public private(set) var scheduler: FixScheduler
     private var filter: any LocationFilter
     private var freshness = FixFreshness()
+    /// A synchronised system clock that contradicts a fix's time (by the filter's default limits)
+    /// keeps that time from the clock.
+    private let timeSanity = TimeSanityRule()
     private var commits: GroupCommit
     /// When the current power session's first usable fix arrived (the filter's warm-up runs from it).
     private var sessionFirstFixAt: Duration?
@@ -93,7 +99,12 @@ public struct GatewayCore: Sendable {
             return [.note(.staleFix(fix, poweredOnAt: freshness.poweredOnAt))]
         }
         if usable, sessionFirstFixAt == nil { sessionFirstFixAt = now }
-        return perform(scheduler.handle(.fixReceived(fix, now: now)), now: now, synchronisedTime: synchronisedTime)
+        // Its time is the receiver's solution (a usable fix, not the clock it kept while off), measured
+        // after this power-on (fresh), on a date nothing contradicted, within the time sanity limits of
+        // a synchronised system clock: first, before any power-off.
+        let sane = timeSanity.rejection(of: fix, context: FilterContext(synchronisedTime: synchronisedTime), reference: nil) == nil
+        let time: [Action] = usable && !fix.timeUntrusted && sane ? [.trustedTime(fix)] : []
+        return time + perform(scheduler.handle(.fixReceived(fix, now: now)), now: now, synchronisedTime: synchronisedTime)
     }
 
     /// The wake-up the scheduler asked for came.

@@ -24,6 +24,8 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     private let accepted: @Sendable (Fix) -> Void
     /// Told of every fix the receiver reports (the control socket's tap).
     private let seen: @Sendable (Fix) -> Void
+    /// Given every fix whose UTC the core trusts (chrony's SOCK refclock), nil: nowhere.
+    private let timeSink: (any TimeSink)?
     private let start: C.Instant
     private let commitTimer: WakeTimer<C>
     /// Positions the queue's capacity rules dropped in the current burst (logged when it starts and ends).
@@ -42,6 +44,7 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     ///     the first power-on for `FixFreshness` (later ones are dated by the receiver's own clock).
     ///   - commitWindow: how long, and how many, accepted positions may wait to be written together.
     ///   - maxPendingWrites: accepted positions kept in memory while the store fails, before the oldest are dropped.
+    ///   - timeSink: where trusted receiver times go (`[time] chrony_socket`); nil: nowhere.
     public init(
         receiver: any GPSReceiver, filter: any LocationFilter, queue: any PositionQueue,
         forwarder: any Forwarding, scheduler: FixScheduler, clock: C,
@@ -49,8 +52,10 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         synchronisedTime: @escaping @Sendable () -> Date? = { nil },
         memorySaveInterval: Duration = .seconds(300), commitWindow: GroupCommit.Window = GroupCommit.Window(),
         maxPendingWrites: Int = 10_000, accepted: @escaping @Sendable (Fix) -> Void = { _ in },
-        seen: @escaping @Sendable (Fix) -> Void = { _ in }, logger: Logger = Logger(label: "tern.gateway")
+        seen: @escaping @Sendable (Fix) -> Void = { _ in }, timeSink: (any TimeSink)? = nil,
+        logger: Logger = Logger(label: "tern.gateway")
     ) {
+        self.timeSink = timeSink
         self.accepted = accepted
         self.seen = seen
         self.memory = memory
@@ -165,6 +170,7 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
             case let .accepted(fix): accepted(fix)
             case let .saveMemory(snapshot): await saveMemory(snapshot)
             case let .note(note): log(note)
+            case let .trustedTime(fix): if let timeSink, let sample = ClockSample(fix) { timeSink.offer(sample) }
             }
         }
         settledAt = elapsed

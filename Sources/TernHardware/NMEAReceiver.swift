@@ -48,6 +48,8 @@ public final class NMEAReceiver: GPSReceiver {
         /// for cycles that end otherwise). Doubled, up to `maxQuietGap`, when a cycle's sentences come
         /// after it (a receiver that pauses inside its cycle).
         public var quietGap: Duration
+        /// The system's realtime clock, read when bytes arrive (`Fix.receivedAt`: chrony's samples).
+        public var realtime: @Sendable () -> Date = { Date() }
         public static let defaultQuietGap = Duration.milliseconds(50)
         public static let maxQuietGap = Duration.seconds(1)
 

@@ -29,10 +29,15 @@ actor NMEAReceiverPump {
     /// `ReceiverLink.Boundary.count` last acted on.
     private var boundariesSeen = 0
     private var quietGap: Duration
+    /// When each cycle's first timed sentence was read, for `Fix.receivedAt`.
+    private var arrivals = NMEAEpochArrivals()
+    private let realtime: @Sendable () -> Date
 
     /// What one wait brought: bytes, the health timer, a quiet line, or several (when they raced).
     private struct Outcome: Sendable {
         var bytes: [UInt8] = []
+        /// The system's realtime clock when the read returned them.
+        var readAt: Date?
         var timerFired = false
         var quiet = false
     }
@@ -55,6 +60,7 @@ actor NMEAReceiverPump {
         self.framer = NMEAFramer(maxLineLength: options.maxLineLength)
         self.assembler = NMEAFixAssembler(uere: options.uere, reportsNoFixEpochs: true)
         self.quietGap = options.quietGap
+        self.realtime = options.realtime
         self.boundariesSeen = link.boundaries(since: -1).count
     }
 
@@ -71,8 +77,8 @@ actor NMEAReceiverPump {
                 let outcome = try await readOrTimer()
                 // Before anything that could complete the open epoch: a power change since discards it.
                 recordingAssembler { actOnBoundaries() }
-                if !outcome.bytes.isEmpty { process(outcome.bytes) }
-                if outcome.quiet, let fix = recordingAssembler({ assembler.lineQuiet() }) { ready.append(fix) }
+                if !outcome.bytes.isEmpty { process(outcome.bytes, readAt: outcome.readAt ?? realtime()) }
+                if outcome.quiet, let fix = recordingAssembler({ assembler.lineQuiet() }) { ready.append(arrivals.stamped(fix)) }
                 if outcome.timerFired { link.feed(.timerFired(now: link.now)) }
                 if autobaud, link.health == .wrongBaudSuspected { try await scanBaudRates() }
             } catch is CancellationError {
@@ -95,13 +101,16 @@ actor NMEAReceiverPump {
         self.failure = failure
         link.quietTimer.schedule(at: nil)
         recordingAssembler { actOnBoundaries() }
-        if let fix = recordingAssembler({ assembler.flush() }) { ready.append(fix) }
+        if let fix = recordingAssembler({ assembler.flush() }) { ready.append(arrivals.stamped(fix)) }
     }
 
     /// Waits for bytes, the health timer or a quiet line, whichever comes first, keeping all that raced.
     private func readOrTimer() async throws -> Outcome {
         try await withThrowingTaskGroup(of: Outcome.self) { group in
-            group.addTask { [serialPort, readSize] in Outcome(bytes: try await serialPort.read(maxCount: readSize)) }
+            group.addTask { [serialPort, readSize, realtime] in
+                let bytes = try await serialPort.read(maxCount: readSize)
+                return Outcome(bytes: bytes, readAt: realtime())
+            }
             group.addTask { [link] in
                 _ = try await link.timer.due()
                 return Outcome(timerFired: true)
@@ -121,6 +130,7 @@ actor NMEAReceiverPump {
             // The losers normally end with CancellationError; keep their results if they finished anyway.
             while let more = try? await group.next() {
                 outcome.bytes += more.bytes
+                outcome.readAt = outcome.readAt ?? more.readAt
                 outcome.timerFired = outcome.timerFired || more.timerFired
                 outcome.quiet = outcome.quiet || more.quiet
             }
@@ -149,7 +159,7 @@ actor NMEAReceiverPump {
         link.feed(.linkOpened(now: link.now))
     }
 
-    private func process(_ bytes: [UInt8]) {
+    private func process(_ bytes: [UInt8], readAt: Date) {
         onBytes?(bytes)
         actOnBoundaries()
         let framerBefore = framer.stats
@@ -158,7 +168,9 @@ actor NMEAReceiverPump {
         for sentence in framer.append(bytes) {
             onSentence?(sentence)
             do {
-                for fix in assembler.add(try decoder.decode(sentence)) { ready.append(fix) }
+                let message = try decoder.decode(sentence)
+                arrivals.saw(message, at: readAt)
+                for fix in assembler.add(message) { ready.append(arrivals.stamped(fix)) }
             } catch {
                 decodeErrors += 1
                 logger.debug("undecodable NMEA sentence", metadata: ["sentence": "\(sentence.raw)", "error": "\(error)"])

@@ -316,7 +316,7 @@ struct SimulationRun {
                 actions.append(contentsOf: core.written(EnqueueResult(stored: positions.count), now: .seconds(now)))
             case let .accepted(fix):
                 accepted.append(acceptedFix(fix))
-            case .saveMemory, .note:
+            case .saveMemory, .note, .trustedTime:
                 break
             }
         }

@@ -14,7 +14,7 @@ extension Tern {
                 The config (and placeholders in it), the UART (exists, not the Pi 5 debug port, no serial \
                 console on it, nobody else holding it, NMEA arriving at the baud rate), the GPIO lines (exist, \
                 free), the data directory (writable, free space), the queue (quick_check), the daemon (running, \
-                report fresh), the metrics textfile (when configured: its directory, kept fresh), the clock (synchronised) and the uplink (resolves, answers, TLS verifies). \
+                report fresh), the metrics textfile (when configured: its directory, kept fresh), the clock (what synchronises it: chrony to the receiver or to NTP; with [time] chrony_socket, chrony's refclock) and the uplink (resolves, answers, TLS verifies). \
                 Exit 0 all ok, 1 any FAIL, 2 only warnings.
                 """)
 
@@ -52,6 +52,7 @@ extension Tern {
                 }
             }
             system.sampleUART = { device, baud in await Self.sample(device: device, baud: baud) }
+            system.chronyc = { await ClockSourceCheck.chronyc($0) }
             system.reach = { url, caFile in await Self.reach(url, caFile: caFile, timeout: loaded.uplink.connectTimeout) }
             let checks = await TernApp.Doctor(config: loaded, configPath: config, system: system).run()
             if json {

@@ -67,6 +67,38 @@ import TernUplink
         #expect(sut.metrics.interval == .seconds(15))
     }
 
+    @Test func timeForChronyIsOffByDefault() throws {
+        #expect(try TernConfig.parse(Self.minimal).time == TernConfig.Time())
+    }
+
+    @Test func timeTakesChronysSocketAndAPPSDevice() throws {
+        let sut = try TernConfig.parse(Self.minimal + "\n[time]\nchrony_socket = \"/run/chrony.tern.sock\"\npps = \"/dev/pps0\"\n")
+        #expect(sut.time == TernConfig.Time(chronySocket: "/run/chrony.tern.sock", pps: "/dev/pps0"))
+    }
+
+    @Test func aRelativeChronySocketIsAnErrorNamingTheKey() {
+        expectError(Self.minimal + "\n[time]\nchrony_socket = \"tern.sock\"\n", key: "time.chrony_socket", mentioning: "absolute socket path")
+    }
+
+    @Test func aChronySocketPathTooLongForASocketAddressIsAnError() {
+        let long = "/run/" + String(repeating: "x", count: 103)
+        expectError(Self.minimal + "\n[time]\nchrony_socket = \"\(long)\"\n", key: "time.chrony_socket", mentioning: "shorter than 108 bytes")
+    }
+
+    @Test func aPPSThatIsNotADeviceIsAnError() {
+        expectError(Self.minimal + "\n[time]\npps = \"pps0\"\n", key: "time.pps", mentioning: "/dev/pps0")
+    }
+
+    @Test func anUnknownTimeKeyIsAnError() {
+        expectError(Self.minimal + "\n[time]\nchrony = \"/run/chrony.tern.sock\"\n", key: "time.chrony", mentioning: "chrony_socket")
+    }
+
+    @Test func theSimulatedBoardCannotSetTheClock() {
+        expectError(
+            "[receiver]\nkind = \"simulated\"\n[uplink]\nlocal_collector = true\n[time]\nchrony_socket = \"/run/chrony.tern.sock\"\n",
+            key: "time.chrony_socket", mentioning: "keeps its own time")
+    }
+
     @Test func aMetricsListenAddressWithoutAPortIsAnError() {
         expectError(Self.minimal + "\n[metrics]\nlisten = \"127.0.0.1\"\n", key: "metrics.listen", mentioning: "HOST:PORT")
     }

@@ -29,7 +29,7 @@ import TernTesting
         let actions = sut.fixReceived(fix, now: .seconds(2))
         let off = actions.firstIndex(of: .powerOff)
         let write = actions.firstIndex { if case let .write(positions) = $0 { positions.map(\.fix) == [fix] } else { false } }
-        #expect(actions.first == .accepted(fix))
+        #expect(Array(actions.prefix(2)) == [.trustedTime(fix), .accepted(fix)])
         let order = try #require(off.flatMap { off in write.map { (off, $0) } })
         #expect(order.0 < order.1)
     }
@@ -62,6 +62,36 @@ import TernTesting
         #expect(sut.fixReceived(leftover, now: .seconds(1)) == [.note(.staleFix(leftover, poweredOnAt: powerOn))])
         #expect(sut.counters.staleFixes == 1)
         #expect(sut.counters.fixesAccepted == 0)
+    }
+
+    @Test func aUsableFixMeasuredAfterThePowerOnOffersItsTimeBeforeAnythingElse() {
+        var sut = makeSUT()
+        started(&sut)
+        let fix = Fix.fixture(seconds: 2)
+        #expect(sut.fixReceived(fix, now: .seconds(2)).first == .trustedTime(fix))
+    }
+
+    @Test func aFixWhoseDateTheSystemClockContradictsOffersNoTime() {
+        var sut = makeSUT()
+        started(&sut)
+        var fix = Fix.fixture(seconds: 2)
+        fix.timeUntrusted = true
+        #expect(!sut.fixReceived(fix, now: .seconds(2)).contains(.trustedTime(fix)))
+    }
+
+    @Test func aFixTheSynchronisedClockContradictsOffersNoTime() {
+        var sut = makeSUT()
+        started(&sut)
+        let fix = Fix.fixture(seconds: 2)
+        let actions = sut.fixReceived(fix, now: .seconds(2), synchronisedTime: fix.time.addingTimeInterval(-60))
+        #expect(!actions.contains(.trustedTime(fix)))
+    }
+
+    @Test func anEpochWithoutAFixOffersNoTime() {
+        var sut = makeSUT()
+        started(&sut)
+        let acquiring = Fix.noFix(time: Fix.fixture(seconds: 2).time, satellitesHeard: 3)
+        #expect(!sut.fixReceived(acquiring, now: .seconds(2)).contains(.trustedTime(acquiring)))
     }
 
     @Test func aFixWhileTheSchedulerHasTheReceiverOffIsUnwanted() {

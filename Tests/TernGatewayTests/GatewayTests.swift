@@ -15,6 +15,7 @@ import TernTesting
         let clock = TestClock()
         let queue = InMemoryPositionQueue()
         let forwarder = SpyForwarder()
+        let timeSink = SpyTimeSink()
         let switched: SwitchedReceiver
         let options: FixScheduler.Options
         let sut: Gateway<TestClock<Duration>>
@@ -36,7 +37,8 @@ import TernTesting
                 receiver: throughSwitch ? switched : receiver,
                 filter: StandardLocationFilter(options: .init(maxAccuracy: maxAccuracy, warmUp: warmUp, thinning: thinning)),
                 queue: queue, forwarder: forwarder, scheduler: FixScheduler(options: options),
-                clock: clock, memory: memory, wallClock: { Harness.wallNow }, commitWindow: commitWindow, logger: .quiet())
+                clock: clock, memory: memory, wallClock: { Harness.wallNow }, commitWindow: commitWindow, timeSink: timeSink,
+                logger: .quiet())
         }
 
         /// The time of day the gateway sees (fixed: the tests measure downtimes from it).
@@ -159,6 +161,35 @@ import TernTesting
             #expect(h.queue.items.map(\.position.fix.time) == [Fix.fixture(seconds: 0).time, Fix.fixture(seconds: 61).time])
             #expect(h.receiver.calls == [.powerOn, .powerOff, .powerOn, .powerOff])
             #expect(await h.sut.status().staleFixes == 1)
+        }
+    }
+
+    @Test func aTrustedFixReadLiveGivesTheTimeSinkItsUTCAndWhenItWasRead() async throws {
+        try await Harness().running { h in
+            var fix = Fix.fixture(seconds: 0)
+            fix.receivedAt = fix.time.addingTimeInterval(0.25)
+            await h.emitAndWait(fix)
+            #expect(h.timeSink.samples == [ClockSample(receivedAt: fix.time.addingTimeInterval(0.25), utc: fix.time)])
+        }
+    }
+
+    @Test func aFixLeftOverFromTheLastPowerCycleGivesTheTimeSinkNothing() async throws {
+        try await Harness().running { h in
+            var first = Fix.fixture(seconds: 0)
+            first.receivedAt = first.time
+            await h.emitAndWait(first)
+            _ = await h.advance(by: .seconds(60)) { h.receiver.calls.count == 3 }
+            var leftover = Fix.fixture(seconds: 1)
+            leftover.receivedAt = Harness.wallNow
+            await h.emitAndWait(leftover)
+            #expect(h.timeSink.samples.map(\.utc) == [first.time])
+        }
+    }
+
+    @Test func aFixNotReadLiveGivesTheTimeSinkNothing() async throws {
+        try await Harness().running { h in
+            await h.emitAndWait(.fixture())
+            #expect(h.timeSink.samples.isEmpty)
         }
     }
 

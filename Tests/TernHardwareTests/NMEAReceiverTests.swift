@@ -53,6 +53,28 @@ struct NMEAReceiverTests {
         #expect(fixes.first?.accuracy == NMEAFixAssembler.defaultUERE)
     }
 
+    @Test func eachFixCarriesTheRealtimeWhenItsCyclesFirstSentenceWasRead() async throws {
+        let chunks = stream(fixes: 3)
+        let port = FakeSerialPort(chunks: chunks)
+        // The realtime clock reads the number of reads so far: a fix's receivedAt names its chunk.
+        var options = NMEAReceiver.Options(dateReference: { .notBefore(start) })
+        options.realtime = { Date(timeIntervalSince1970: Double(port.reads)) }
+        let sut = NMEAReceiver(serialPort: port, powerSwitch: SpyPowerSwitch(), options: options, logger: quietLogger)
+        var fixes: [Fix] = []
+        for try await fix in sut.fixes() {
+            fixes.append(fix)
+            if fixes.count == 2 { break }
+        }
+        let writer = NMEAWriter()
+        let cycle = writer.sentences(for: Fix(
+            time: start, coordinate: Coordinate(latitude: 45.8, longitude: 15.9), altitude: 120, speed: 1, course: 90,
+            quality: .gps, satellites: 8, hdop: 1.0))
+        let cycleBytes = cycle.joined().utf8.count
+        // The read that completed the cycle's first sentence (17-byte chunks), counted from 1.
+        let firstSentenceRead = { (k: Int) in Double((k * cycleBytes + cycle[0].utf8.count - 1) / 17 + 1) }
+        #expect(fixes.map(\.receivedAt) == [0, 1].map { Date(timeIntervalSince1970: firstSentenceRead($0)) })
+    }
+
     @Test func doesNotReadBeforeTheStreamIsIterated() {
         let port = FakeSerialPort(chunks: stream(fixes: 2))
         let sut = makeReceiver(port)

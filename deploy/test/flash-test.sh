@@ -263,6 +263,16 @@ import yaml; d = yaml.safe_load(open('$B/meta-data')); assert d['instance-id'].s
         test \"\$(readlink '$R/etc/systemd/system/multi-user.target.wants/tern-firstboot.service')\" = /etc/systemd/system/tern-firstboot.service &&
         grep -q '^ExecStart=/usr/local/lib/tern-flash/firstboot.sh' '$R/etc/systemd/system/tern-firstboot.service' &&
         test -x '$R/usr/local/lib/tern-flash/firstboot.sh' && bash -n '$R/usr/local/lib/tern-flash/firstboot.sh'"
+    # Time from the receiver: tern.toml's [time] chrony_socket, chrony's SOCK line at that path (no PPS
+    # on this board), and the chrony.service drop-in that lets the tern group write to the socket.
+    check "$codename: tern.toml gets [time] chrony_socket = /run/chrony.tern.sock" bash -c "
+        sed -n '/^\\[time\\]/,/^\\[/p' '$R/var/lib/tern-flash/tern.toml' | grep -q '^chrony_socket = \"/run/chrony.tern.sock\"'"
+    check "$codename: /etc/chrony/conf.d/tern.conf has the SOCK refclock at that path, no PPS" bash -c "
+        grep -qx 'refclock SOCK /run/chrony.tern.sock refid GPS poll 2 filter 4 delay 0.2' '$R/etc/chrony/conf.d/tern.conf' &&
+        ! grep -q '^refclock PPS' '$R/etc/chrony/conf.d/tern.conf'"
+    check "$codename: chrony.service drop-in gives the socket to group tern" \
+        grep -qF "ExecStartPost=-+/bin/sh -c 'chgrp tern /run/chrony.tern.sock && chmod 0660 /run/chrony.tern.sock'" \
+        "$R/etc/systemd/system/chrony.service.d/tern.conf"
 
     # Idempotence: flash the output again in place; nothing may change.
     manifest "$T/$codename-read" >"$T/$codename.before"
@@ -298,6 +308,9 @@ if flash --image "$T/pi5.img" --out "$T/pi5.img" --board uputronics-ublox-m8 --h
     check "--pi5: receiver.device is /dev/ttyAMA0" \
         grep -q '^device = "/dev/ttyAMA0"' "$T/pi5-read/root/var/lib/tern-flash/tern.toml"
     if [ "$TERN_OK" = 1 ]; then check "--pi5: tern.toml passes tern config check" tern_check "$T/pi5-read/root/var/lib/tern-flash/tern.toml"; fi
+    check "--board uputronics-ublox-m8: chrony numbers its timepulse (refclock PPS /dev/pps0 lock GPS), pps-gpio on GPIO18" bash -c "
+        grep -qx 'refclock PPS /dev/pps0 refid PPS lock GPS' '$T/pi5-read/root/etc/chrony/conf.d/tern.conf' &&
+        grep -qxF dtoverlay=pps-gpio,gpiopin=18 '$T/pi5-config.txt'"
 else
     fail "--pi5: flash-image.sh failed: $(tail -n3 "$T/pi5.out" | tr '\n' ' ')"
 fi
@@ -317,6 +330,10 @@ for profile in "$REPO"/board/*.toml; do
         check "--board $board: accepted; tern.toml passes tern config check" tern_check "$toml"
     else
         check "--board $board: accepted; tern.toml staged" test -s "$toml"
+    fi
+    if grep -q '^kind = "simulated"' "$profile"; then
+        check "--board $board: no chrony refclock (the simulated receiver keeps no real time)" \
+            test ! -e "$T/board-read/root/etc/chrony/conf.d/tern.conf"
     fi
     if grep -q '^# config.txt: enable_uart=1' "$profile" || [ "$board" = raspberry-pi-gps-hat ]; then
         check "--board $board: config.txt has enable_uart=1 once" test "$(count_line "$T/board-read/boot/config.txt" enable_uart=1)" = 1
