@@ -48,7 +48,10 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         let journalSizeLimit = options.journalSizeLimit
+        let pageSize = options.pageSize
         configuration.prepareDatabase { db in
+            // Before GRDB turns on WAL: only a new, empty database takes it.
+            try db.execute(sql: "PRAGMA page_size = \(pageSize)")
             try db.execute(sql: "PRAGMA journal_size_limit = \(journalSizeLimit)")
             try prepare(db)
         }
