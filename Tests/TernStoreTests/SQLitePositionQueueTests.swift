@@ -151,6 +151,17 @@ import TernCore
             #expect(try await sut.oldest(limit: 10).map(\.position) == positions)
         }
     }
+
+    @Test func theWriterIsBackToSynchronousFullAfterAnUnsyncedAcknowledgement() async throws {
+        try await withTemporaryDirectory { dir in
+            let sut = try SQLitePositionQueue(path: queuePath(in: dir))
+            for position in StoreFixture.positions(2) { try await sut.enqueue(position) }
+
+            try await sut.acknowledge(through: 1)
+
+            #expect(try await sut.synchronousMode() == 2)
+        }
+    }
 }
 
 /// Once armed, deletes every queued position right after the next commit, as an acknowledgement
