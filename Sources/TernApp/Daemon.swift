@@ -63,7 +63,7 @@ public struct Daemon: Sendable {
             parts.synchronisedTime = SystemClock.synchronisedTime
             parts.seen = { tap.fix($0) }
             let pipeline = try Pipeline(config: config, parts: parts, httpClient: httpClient, clock: ContinuousClock(), logger: logger)
-            try await run(pipeline, extra: [maintenance(queue), control(pipeline, tap: tap, port: serialPort)])
+            try await run(pipeline, extra: [maintenance(queue, clock: ContinuousClock()), control(pipeline, tap: tap, port: serialPort)])
         case let .simulated(speed, seed):
             let board = try SimulatedBoard(speed: speed, seed: seed)
             var collector: Collector?
@@ -84,7 +84,8 @@ public struct Daemon: Sendable {
             parts.accepted = audit.accepted
             parts.seen = { tap.fix($0) }
             let pipeline = try Pipeline(config: config, parts: parts, httpClient: httpClient, clock: board.clock, logger: logger)
-            try await run(pipeline, extra: [board.service, maintenance(queue), control(pipeline, tap: tap, port: board.serialPort)])
+            // Housekeeping in simulated time too, so the board writes the card as a tracker does per position.
+            try await run(pipeline, extra: [board.service, maintenance(queue, clock: board.clock), control(pipeline, tap: tap, port: board.serialPort)])
             let checked = audit.summary
             if checked.isClean {
                 logger.notice(
@@ -138,12 +139,12 @@ public struct Daemon: Sendable {
             write: { try await port.write($0) }, logger: logger.labelled("tern.control"))
     }
 
-    /// The queue's housekeeping every 5 minutes: checkpoint, maximum age, ballast (`SQLitePositionQueue.maintain`).
-    private func maintenance(_ queue: SQLitePositionQueue) -> any Service {
+    /// The queue's housekeeping every 5 minutes of `clock`: checkpoint, maximum age, ballast (`SQLitePositionQueue.maintain`).
+    private func maintenance<C: Clock>(_ queue: SQLitePositionQueue, clock: C) -> any Service where C.Duration == Duration {
         TaskService("queue-maintenance") { [logger] in
             try await cancelWhenGracefulShutdown {
                 while !Task.isCancelled {
-                    try await Task.sleep(for: .seconds(300))
+                    try await clock.sleep(for: .seconds(300))
                     do {
                         let dropped = try await queue.maintain()
                         if dropped.expired > 0 {

@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernGateway
+import TernMetrics
 
 /// What a running `tern run` publishes for `tern status`: written to `status_file` (on tmpfs by
 /// default: `/run/tern`, so the SD card is not worn) every few seconds, read by another process.
@@ -51,8 +52,8 @@ public struct StatusReport: Sendable, Hashable, Codable {
     }
 }
 
-/// Reads and writes the report file. Writes are atomic (a temporary file renamed over the old one),
-/// so a reader never sees half a report.
+/// Reads and writes the report file. Writes are atomic and not fsynced (`ReplacedFile`): a reader
+/// never sees half a report, and the card is not worn for a report the next one replaces.
 public struct StatusFile: Sendable {
     public let path: String
 
@@ -65,7 +66,7 @@ public struct StatusFile: Sendable {
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
-        try report.json().write(to: URL(fileURLWithPath: path), options: .atomic)
+        try ReplacedFile.write(Array(try report.json()), to: path)
     }
 
     /// The report, or nil when there is no file (the daemon never ran with this `status_file`).

@@ -207,7 +207,7 @@ extension TernConfig {
         return Metrics(
             textfileDirectory: directory.isEmpty ? nil : directory,
             listen: listenText.isEmpty ? nil : hostPort(listenText),
-            interval: try table.duration("interval", default: .seconds(15), range: .seconds(1) ... .seconds(3600)))
+            interval: try table.duration("interval", default: Metrics().interval, range: .seconds(1) ... .seconds(3600)))
     }
 
     /// `127.0.0.1:9464` → ("127.0.0.1", 9464); `[::1]:9464` → ("::1", 9464); nil when malformed.

@@ -138,10 +138,12 @@ public struct TernConfig: Sendable, Equatable {
         public var textfileDirectory: String?
         /// `HOST:PORT` to serve `GET /metrics` on, nil: off.
         public var listen: HostPort?
-        /// How often the textfile is rewritten.
-        public var interval: Duration = .seconds(15)
+        /// How often the textfile is rewritten: every rewrite puts a new file on the SD card (about 16 KB
+        /// with ext4's journal), so once a minute, not at every scrape (README, "SD card wear"); still
+        /// within the 120 s of the stale-textfile alert.
+        public var interval: Duration = .seconds(60)
 
-        public init(textfileDirectory: String? = nil, listen: HostPort? = nil, interval: Duration = .seconds(15)) {
+        public init(textfileDirectory: String? = nil, listen: HostPort? = nil, interval: Duration = .seconds(60)) {
             self.textfileDirectory = textfileDirectory
             self.listen = listen
             self.interval = interval

@@ -1,10 +1,7 @@
 import Foundation
 
-/// Writes the metrics as a node_exporter textfile (`DIR/tern.prom`), atomically: a temporary file in
-/// the same directory whose name does not end in `.prom` (node_exporter skips it), renamed over the old
-/// file, so a scrape never reads half a file. Not fsynced: after a power cut the old or the new file is
-/// there (ext4 orders a rename-over-replace after its data), and a fsync every interval would only
-/// wear the SD card for figures the next write refreshes anyway.
+/// Writes the metrics as a node_exporter textfile (`DIR/tern.prom`), atomically and not fsynced
+/// (`ReplacedFile`): the temporary file's name does not end in `.prom`, so node_exporter skips it.
 public struct TextfileExporter: Sendable {
     public let directory: String
     public let fileName: String
@@ -24,29 +21,11 @@ public struct TextfileExporter: Sendable {
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw .noDirectory(directory)
         }
-        let temporary = (directory as NSString).appendingPathComponent(".\(fileName).\(getpid()).tmp")
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .cannotWrite(directory, reason: String(cString: strerror(errno))) }
-        // The mode is not left to the umask: node_exporter runs as another user and must read the file.
-        fchmod(fd, 0o644)
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let result = bytes[written...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
-            if result < 0, errno == EINTR { continue }
-            guard result > 0 else {
-                let reason = String(cString: strerror(errno))
-                close(fd)
-                unlink(temporary)
-                throw .cannotWrite(directory, reason: reason)
-            }
-            written += result
-        }
-        close(fd)
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw .cannotWrite(directory, reason: reason)
+        do {
+            // The mode is not left to the umask: node_exporter runs as another user and must read the file.
+            try ReplacedFile.write(Array(text.utf8), to: path, mode: 0o644)
+        } catch {
+            throw .cannotWrite(directory, reason: error.reason)
         }
     }
 }

@@ -34,6 +34,8 @@ public enum QueueChild {
         /// The forwarder called `acknowledge(through:)`; `acknowledged` follows when it returned.
         case acknowledging(through: Int64)
         case acknowledged(through: Int64)
+        /// The child is about to acknowledge (delete) this stored position: from then on it may be gone.
+        case releasing(UUID)
         /// A batch goes to the uplink; `sent` follows with whether it was delivered.
         case sending(first: Int64, last: Int64)
         case sent(delivered: Bool)
@@ -49,6 +51,7 @@ public enum QueueChild {
             case .ready: "ready"
             case let .acknowledging(through): "acknowledging \(through)"
             case let .acknowledged(through): "acknowledged \(through)"
+            case let .releasing(id): "releasing \(id.uuidString)"
             case let .sending(first, last): "sending \(first) \(last)"
             case let .sent(delivered): "sent \(delivered ? "delivered" : "failed")"
             case let .drained(left): "drained \(left)"
@@ -64,6 +67,7 @@ public enum QueueChild {
             case ("ready", 1): self = .ready
             case ("acknowledging", 2): guard let n = Int64(words[1]) else { return nil }; self = .acknowledging(through: n)
             case ("acknowledged", 2): guard let n = Int64(words[1]) else { return nil }; self = .acknowledged(through: n)
+            case ("releasing", 2): guard let id = UUID(uuidString: words[1]) else { return nil }; self = .releasing(id)
             case ("sending", 3):
                 guard let first = Int64(words[1]), let last = Int64(words[2]) else { return nil }
                 self = .sending(first: first, last: last)

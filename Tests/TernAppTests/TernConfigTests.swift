@@ -64,7 +64,7 @@ import TernUplink
         #expect(sut.metrics.textfileDirectory == "/var/lib/prometheus/node-exporter")
         #expect(sut.metrics.listen?.host == "::1")
         #expect(sut.metrics.listen?.port == 9464)
-        #expect(sut.metrics.interval == .seconds(15))
+        #expect(sut.metrics.interval == .seconds(60))
     }
 
     @Test func timeForChronyIsOffByDefault() throws {

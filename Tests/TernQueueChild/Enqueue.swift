@@ -63,6 +63,9 @@ struct Enqueue: AsyncParsableCommand {
     @Option(help: "Runs the queue's housekeeping (a checkpoint) after every this many commits; 0: never.")
     var maintainEvery = 0
 
+    @Option(help: "Acknowledges (deletes) the oldest queued position after every this many commits, as the uploader does; 0: never.")
+    var acknowledgeEvery = 0
+
     @Option(help: "Stops (exit 0) after this many positions if the power was not cut.")
     var limit = 100_000
 
@@ -94,6 +97,10 @@ struct Enqueue: AsyncParsableCommand {
                 written += positions.count
             }
             commits += 1
+            if acknowledgeEvery > 0, commits % acknowledgeEvery == 0, let oldest = try await queue.oldest(limit: 1).first {
+                emit(.releasing(oldest.position.id))
+                try await queue.acknowledge(through: oldest.sequence)
+            }
             if maintainEvery > 0, commits % maintainEvery == 0 { try await queue.maintain() }
         }
     }

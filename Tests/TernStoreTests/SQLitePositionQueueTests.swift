@@ -128,6 +128,40 @@ import TernCore
             #expect(try await sut.stats() == QueueStats(depth: 0, oldestTime: nil, lastSequence: nil))
         }
     }
+
+    @Test func aNewQueueHasOneKibibytePages() async throws {
+        try await withTemporaryDirectory { dir in
+            let sut = try SQLitePositionQueue(path: queuePath(in: dir))
+
+            #expect(try await sut.pool.read { try Int.fetchOne($0, sql: "PRAGMA page_size") } == 1024)
+        }
+    }
+
+    @Test func anExistingQueueKeepsItsPageSizeAndItsPositions() async throws {
+        try await withTemporaryDirectory { dir in
+            let positions = StoreFixture.positions(3)
+            do {
+                let older = try SQLitePositionQueue(path: queuePath(in: dir), options: .init(pageSize: 4096))
+                for position in positions { try await older.enqueue(position) }
+            }
+
+            let sut = try SQLitePositionQueue(path: queuePath(in: dir))
+
+            #expect(try await sut.pool.read { try Int.fetchOne($0, sql: "PRAGMA page_size") } == 4096)
+            #expect(try await sut.oldest(limit: 10).map(\.position) == positions)
+        }
+    }
+
+    @Test func theWriterIsBackToSynchronousFullAfterAnUnsyncedAcknowledgement() async throws {
+        try await withTemporaryDirectory { dir in
+            let sut = try SQLitePositionQueue(path: queuePath(in: dir))
+            for position in StoreFixture.positions(2) { try await sut.enqueue(position) }
+
+            try await sut.acknowledge(through: 1)
+
+            #expect(try await sut.synchronousMode() == 2)
+        }
+    }
 }
 
 /// Once armed, deletes every queued position right after the next commit, as an acknowledgement
