@@ -53,6 +53,9 @@ struct WearBench: AsyncParsableCommand {
     @Option(help: "Store one position every this many (simulated) seconds instead of the profile's policy: [scheduler] policy = \"fixed\" at this interval, [filter] thinning = \"off\" (the 1 position / 10 s reference: --every 10).")
     var every: Int?
 
+    @Option(help: "Mount options of the file systems (Raspberry Pi OS mounts its root with noatime; add lazytime to keep timestamp-only updates off the card).")
+    var mountOptions = "noatime"
+
     @Flag(help: "Print a markdown table instead of JSON.")
     var markdown = false
 
@@ -73,7 +76,7 @@ struct WearBench: AsyncParsableCommand {
 
         var mounts: [LoopFileSystem] = []
         defer { for mount in mounts.reversed() { mount.detach() } }
-        for name in ["data", "status", "metrics"] { mounts.append(try LoopFileSystem(work: work, name: name)) }
+        for name in ["data", "status", "metrics"] { mounts.append(try LoopFileSystem(work: work, name: name, options: mountOptions)) }
         let (data, status, metricsFS) = (mounts[0], mounts[1], mounts[2])
 
         let configPath = work + "/tern.toml"
@@ -122,7 +125,7 @@ struct WearBench: AsyncParsableCommand {
         let measuredDay = perDay(sqlitePerPosition * storedPerDay)
         let referenceDay = perDay(sqlitePerPosition * reference)
         let result = WearReport(
-            tern: ternPath, config: config, every: every, simulatedHours: elapsed * speed / 3600, realSeconds: round(elapsed, 1), speed: speed, seed: seed,
+            tern: ternPath, config: config, mountOptions: mountOptions, every: every, simulatedHours: elapsed * speed / 3600, realSeconds: round(elapsed, 1), speed: speed, seed: seed,
             exitStatus: exit, storedPositions: report.stored, deliveredPositions: report.delivered,
             storedPerHour: round(storedPerDay / 24, 1), meanSecondsPerStoredPosition: round(86400 / storedPerDay, 1),
             deviceBytes: ["sqlite": written[0], "status_file": written[1], "metrics_textfile": written[2]],
@@ -177,6 +180,8 @@ struct WearReport: Encodable {
     var benchmark = "wear"
     var tern: String
     var config: String
+    /// How the measured file systems were mounted (`--mount-options`).
+    var mountOptions: String
     /// Seconds between stored positions asked for with `--every` (nil: the profile's policy).
     var every: Int?
     var simulatedHours: Double
@@ -267,7 +272,7 @@ final class LoopFileSystem {
     let device: String
     let mountPoint: String
 
-    init(work: String, name: String) throws {
+    init(work: String, name: String, options: String) throws {
         let image = "\(work)/\(name).img"
         mountPoint = "\(work)/\(name)"
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
@@ -278,7 +283,7 @@ final class LoopFileSystem {
         try command("/sbin/mkfs.ext4", ["-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", image])
         device = try command("/sbin/losetup", ["--find", "--show", image]).trimmingCharacters(in: .whitespacesAndNewlines)
         do {
-            try command("/bin/mount", [device, mountPoint])
+            try command("/bin/mount", ["-o", options, device, mountPoint])
         } catch {
             _ = try? command("/sbin/losetup", ["-d", device])
             throw error
