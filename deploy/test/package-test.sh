@@ -173,7 +173,7 @@ if wait_for 60 x tern status --json >/dev/null 2>&1; then
     else
         fail "systemd-analyze security tern.service: exposure '${exposure:-?}', want <= 1.5"
     fi
-    uploaded() { x tern status --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["uplink"]["uploaded"])' 2>/dev/null; }
+    uploaded() { x tern status --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["daemon"]["uplink"]["uploaded"])' 2>/dev/null; }
     some_uploaded() { local n; n=$(uploaded) && [ "${n:-0}" -ge 1 ]; }
     if wait_for 60 some_uploaded; then
         ok "positions delivered to the collector by the sandboxed service: $(uploaded)"
