@@ -779,10 +779,21 @@ class Checks:
         port = Port(self.dev, self.baud)
         self.power.port = port
         fails, seen = [], []
+
+        def settled(expect, within=2.0):
+            # gpioset requests the line some time after it starts (tens of ms; more under emulation):
+            # until then debugfs does not list the line.
+            deadline = time.time() + within
+            while True:
+                level = view.read()
+                if level == expect or time.time() >= deadline:
+                    return level
+                time.sleep(0.05)
+
         try:
             self.power.on()
             if view:
-                seen.append(view.read())
+                seen.append(settled(True))
                 if seen[-1] is None:
                     fails.append("the line's level cannot be read without tern: %s" % view.problem)
                 elif not seen[-1]:
@@ -799,7 +810,7 @@ class Checks:
             self.power.off()
             time.sleep(3.5)
             if view and seen[0] is not None:
-                seen.append(view.read())
+                seen.append(settled(False))
                 if seen[-1] is not False:
                     fails.append("%s shows the receiver %s after power-off" % (
                         view.describe(), "on" if seen[-1] else "unreadable (%s)" % view.problem))
