@@ -104,7 +104,9 @@ import TernTesting
             let time = StoreFixture.position(second: 1000).fix.coordinate.latitude.bitPattern.bigEndian
             let needle = withUnsafeBytes(of: time) { Data($0) }
             let offset = try #require(file.range(of: needle)?.lowerBound)
-            try flipByte(at: offset / 4096 * 4096, in: path)
+            // The page size from the database header (bytes 16-17, big-endian): new queues use 1 KiB pages.
+            let pageSize = Int(file[16]) << 8 | Int(file[17])
+            try flipByte(at: offset / pageSize * pageSize, in: path)
             let (sut, recovery) = try openRecovering(path)
             let report = try #require(recovery)
             #expect(report.salvaged > 0 && report.salvaged < 2000)
