@@ -157,13 +157,7 @@ struct QueueBench: AsyncParsableCommand {
         return Measurement(seconds: (clock.now - start).seconds, bytesWritten: writeBytes() - bytes)
     }
 
-    static func writeBytes() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("write_bytes:") {
-            return Int(line.split(separator: " ").last ?? "") ?? 0
-        }
-        return 0
-    }
+    static func writeBytes() -> Int { ProcessIO.ofSelf?.writeBytes ?? 0 }
 
     static func truncateWAL(_ path: String) throws {
         var db: OpaquePointer?
@@ -184,14 +178,7 @@ struct QueueBench: AsyncParsableCommand {
     }
 
     static func fileSystem(of path: String) -> String {
-        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return "?" }
-        var best: (point: String, type: String)?
-        for line in mounts.split(separator: "\n") {
-            let fields = line.split(separator: " ").map(String.init)
-            guard fields.count > 2, path.hasPrefix(fields[1]), fields[1].count > (best?.point.count ?? -1) else { continue }
-            best = (fields[1], fields[2])
-        }
-        return best.map { "\($0.type) on \($0.point)" } ?? "?"
+        mountedFileSystem(of: path).map { "\($0.type) on \($0.point)" } ?? "?"
     }
 
     static func osName() -> String {

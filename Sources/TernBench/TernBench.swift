@@ -251,6 +251,18 @@ func version(of path: String) -> String {
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
+/// The mount holding `path` (the longest mount point it starts with), from /proc/self/mounts.
+func mountedFileSystem(of path: String) -> (point: String, type: String)? {
+    guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return nil }
+    var best: (point: String, type: String)?
+    for line in mounts.split(separator: "\n") {
+        let fields = line.split(separator: " ").map(String.init)
+        guard fields.count > 2, path.hasPrefix(fields[1]), fields[1].count > (best?.point.count ?? -1) else { continue }
+        best = (fields[1], fields[2])
+    }
+    return best
+}
+
 /// The 1-minute load average from /proc/loadavg (-1 when unavailable).
 func loadAverage() -> Double {
     guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TernApp
 import TernTesting
 
 #if canImport(Glibc)
@@ -70,7 +71,7 @@ struct WearBench: AsyncParsableCommand {
         let work = (absolute(dir) as NSString).appendingPathComponent("tern-bench-wear-\(UUID().uuidString)")
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
-        if let kind = try? fileSystemType(work), kind == "tmpfs" || kind == "ramfs" {
+        if let kind = mountedFileSystem(of: work)?.type, kind == "tmpfs" || kind == "ramfs" {
             fail("--dir \(dir) is on tmpfs, which never reaches a block device: pass a directory on a real disk", code: 2)
         }
 
@@ -94,7 +95,8 @@ struct WearBench: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(500))
         }
         if let sample = ProcessIO(pid: daemon.pid) { io = sample }
-        let report = (try? Data(contentsOf: URL(fileURLWithPath: status.mountPoint + "/status.json"))).flatMap(StatusCounts.init)
+        let report = (try? StatusFile(path: status.mountPoint + "/status.json").read()).flatMap { $0 }
+            .map { (stored: $0.gateway.enqueued, delivered: $0.uplink.uploaded) }
         daemon.signal(SIGTERM)
         let exit = try await daemon.waitForExit(within: .seconds(30))
         let elapsed = monotonicSeconds() - started
@@ -234,20 +236,6 @@ struct WearReport: Encodable {
 }
 
 /// The counts the daemon's status file reports.
-struct StatusCounts {
-    var stored: Int
-    var delivered: Int
-
-    init?(_ data: Data) {
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let gateway = object["gateway"] as? [String: Any], let uplink = object["uplink"] as? [String: Any],
-            let stored = gateway["enqueued"] as? Int, let delivered = uplink["uploaded"] as? Int
-        else { return nil }
-        self.stored = stored
-        self.delivered = delivered
-    }
-}
-
 /// /proc/PID/io of a running process.
 struct ProcessIO {
     var writeBytes = 0
@@ -256,8 +244,13 @@ struct ProcessIO {
 
     init() {}
 
-    init?(pid: pid_t) {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8) else { return nil }
+    init?(pid: pid_t) { self.init(path: "/proc/\(pid)/io") }
+
+    /// `/proc/self/io`: this process's own.
+    static var ofSelf: ProcessIO? { ProcessIO(path: "/proc/self/io") }
+
+    private init?(path: String) {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         func field(_ name: String) -> Int {
             text.split(separator: "\n").first { $0.hasPrefix(name + ":") }.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
         }
@@ -326,9 +319,4 @@ func command(_ path: String, _ arguments: [String]) throws -> String {
         throw ValidationError("\(path) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(text)")
     }
     return text
-}
-
-/// The type of the file system holding `path`, as `stat -f` names it ("ext2/ext3", "tmpfs", …).
-func fileSystemType(_ path: String) throws -> String {
-    try command("/usr/bin/stat", ["--file-system", "--format", "%T", path]).trimmingCharacters(in: .whitespacesAndNewlines)
 }

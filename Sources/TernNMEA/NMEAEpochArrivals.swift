@@ -26,9 +26,7 @@ public struct NMEAEpochArrivals: Sendable {
 
     /// When the first sentence of the cycle dated `time` was read; nil when none was seen.
     public func firstRead(ofCycleAt time: Date) -> Date? {
-        let seconds = time.timeIntervalSince1970
-        let milliseconds = Int((seconds - (seconds / 86_400).rounded(.down) * 86_400) * 1000 + 0.5)
-        let timeOfDay = NMEATimeOfDay(wrapping: milliseconds)
+        let timeOfDay = NMEATimeOfDay(of: time)
         return arrivals.first { NMEAFixAssembler.sameCycle($0.time, timeOfDay) }?.at
     }
 

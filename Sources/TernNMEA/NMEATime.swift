@@ -43,6 +43,11 @@ public struct NMEATimeOfDay: Sendable, Hashable, Comparable, CustomStringConvert
     }
 
     /// Milliseconds since midnight, wrapped into one day.
+    /// The UTC time of day of `date`, to the nearest millisecond.
+    public init(of date: Date) {
+        self.init(wrapping: Int((date.timeIntervalSince1970 * 1000).rounded()))
+    }
+
     init(wrapping milliseconds: Int) {
         let day = 86_400_000
         millisecondsSinceMidnight = (milliseconds % day + day) % day
