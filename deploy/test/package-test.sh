@@ -63,6 +63,15 @@ else
 fi
 x() { ct_exec tern-test "$@"; }
 sh_in() { ct_exec tern-test sh -c "$1"; }
+# status_value KEY...: the value at that path in `tern status --json` (fails when there is none).
+status_value() {
+    x tern status --json 2>/dev/null | python3 -c '
+import json, sys
+value = json.load(sys.stdin)
+for key in sys.argv[1:]:
+    value = value[key]
+print(value)' "$@" 2>/dev/null
+}
 
 # --- install with the placeholder configuration ---------------------------------------------------
 if out=$(x env DEBIAN_FRONTEND=noninteractive dpkg -i /srv/tern-debs/old.deb 2>&1); then
@@ -173,7 +182,7 @@ if wait_for 60 x tern status --json >/dev/null 2>&1; then
     else
         fail "systemd-analyze security tern.service: exposure '${exposure:-?}', want <= 1.5"
     fi
-    uploaded() { x tern status --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["daemon"]["uplink"]["uploaded"])' 2>/dev/null; }
+    uploaded() { status_value daemon uplink uploaded; }
     some_uploaded() { local n; n=$(uploaded) && [ "${n:-0}" -ge 1 ]; }
     if wait_for 60 some_uploaded; then
         ok "positions delivered to the collector by the sandboxed service: $(uploaded)"
@@ -195,7 +204,7 @@ write_config $'url = "http://127.0.0.1:9/"\nbackoff_max = "10s"' $'\n[metrics]\n
 rc=0; x tern config check /etc/tern/tern.toml >/dev/null 2>&1 || rc=$?
 if [ "$rc" = 2 ]; then ok "queueing config: valid with a warning (exit 2)"; else fail "queueing config: tern config check exited $rc, want 2"; fi
 x systemctl restart tern.service || true
-depth() { x tern status --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["queue"]["depth"])' 2>/dev/null; }
+depth() { status_value queue depth; }
 queued() { local d; d=$(depth) && [ "${d:-0}" -ge 3 ]; }
 if wait_for 90 queued; then
     ok "positions queued while the server is unreachable: depth $(depth)"
