@@ -24,6 +24,9 @@
 # files), else from the soname (libgpiod.so.2 -> libgpiod2 on bookworm, libgpiod.so.3 ->
 # libgpiod3 on trixie: one package per distribution, built from the binary linked there).
 set -euo pipefail
+# Stdout carries the package's path and nothing else (callers capture it): every tool's chatter goes
+# to stderr, the result to fd 3.
+exec 3>&1 1>&2
 
 die() { echo "package-deb.sh: $*" >&2; exit 1; }
 usage() { sed -n '2,25p' "$0"; }
@@ -44,7 +47,7 @@ while [ $# -gt 0 ]; do
         --version) [ $# -ge 2 ] || die "--version needs a version, e.g. 0.9.0-1"; VERSION=$2; shift 2 ;;
         --depends) [ $# -ge 2 ] || die "--depends needs a list, e.g. 'libc6, libgpiod2, libsqlite3-0'"; DEPENDS=$2; shift 2 ;;
         --lintian) LINTIAN=1; shift ;;
-        -h | --help) usage; exit 0 ;;
+        -h | --help) usage >&3; exit 0 ;;
         -*) die "unknown option '$1' (try --help)" ;;
         *) [ -z "$ARCH" ] || die "one ARCH only (got '$ARCH' and '$1')"; ARCH=$1; shift ;;
     esac
@@ -525,7 +528,7 @@ chmod 0644 "$ROOT/DEBIAN/md5sums"
 
 DEB="$OUT/tern_${VERSION}_${ARCH}.deb"
 dpkg-deb --root-owner-group -Zxz --build "$ROOT" "$DEB" >/dev/null
-echo "$DEB"
+echo "$DEB" >&3
 echo "  Depends: $DEPENDS" >&2
 
 if [ "$LINTIAN" = 1 ]; then

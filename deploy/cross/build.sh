@@ -22,6 +22,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 cache=$(deploy/cross/toolchain.sh --release "$RELEASE")
+if [ ! -x "$cache/sid/usr/bin/swift" ]; then
+    echo "cross/build.sh: toolchain.sh answered '$cache', which holds no sid chroot with swift" >&2
+    exit 1
+fi
 sid=$cache/sid
 sdk=tern-arm64-$RELEASE
 sysroot=$cache/sdk/$sdk.artifactbundle/$sdk/aarch64-unknown-linux-gnu/sysroot

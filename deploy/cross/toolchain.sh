@@ -2,6 +2,8 @@
 # Assembles Tern's arm64 cross toolchain from Debian's packages only, and caches it.
 #
 #   deploy/cross/toolchain.sh [--release trixie] [--cache DIR]      prints the toolchain's directory
+#   deploy/cross/toolchain.sh --status [--release trixie]   prints "warm" (cached and current) or
+#                                                           "cold" (this run would build it), builds nothing
 #
 # In DIR (default /var/cache/tern-cross, or $TERN_CROSS_CACHE):
 #   sid/                                 a Debian sid chroot (amd64, debootstrap --variant=minbase)
@@ -20,15 +22,20 @@
 # pins changed is rebuilt; otherwise the cached one is reused (a cold build downloads ~1.3 GB).
 # Needs root (debootstrap, chroot). MIRROR overrides http://deb.debian.org/debian.
 set -euo pipefail
+# Stdout carries the cache's directory and nothing else (deploy/cross/build.sh captures it): every
+# tool's chatter goes to stderr, the result to fd 3.
+exec 3>&1 1>&2
 here=$(cd "$(dirname "$0")" && pwd)
 RELEASE=trixie
+STATUS=0
 CACHE=${TERN_CROSS_CACHE:-/var/cache/tern-cross}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 while [ $# -gt 0 ]; do
     case "$1" in
         --release) RELEASE=$2; shift 2 ;;
         --cache) CACHE=$2; shift 2 ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        --status) STATUS=1; shift ;;
+        -h|--help) sed -n '2,24p' "$0" >&3; exit 0 ;;
         *) echo "toolchain.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -48,6 +55,14 @@ pins=$(echo "$layout $MIRROR $HOST_PACKAGES $TARGET_PACKAGES $TARGET_SWIFT" | sh
 sid=$CACHE/sid
 bundle=$CACHE/sdk/tern-arm64-$RELEASE.artifactbundle
 sysroot=$bundle/tern-arm64-$RELEASE/aarch64-unknown-linux-gnu/sysroot
+if [ "$STATUS" = 1 ]; then
+    if [ "$(cat "$sid/.tern-pins" 2>/dev/null)" = "$host_pins" ] && [ "$(cat "$bundle/.tern-pins" 2>/dev/null)" = "$pins" ]; then
+        echo warm >&3
+    else
+        echo cold >&3
+    fi
+    exit 0
+fi
 
 for tool in debootstrap chroot dpkg-deb; do
     command -v "$tool" >/dev/null || missing_tools=1
@@ -161,4 +176,4 @@ EOF
     echo "$pins" > "$bundle/.tern-pins"
 fi
 say "ready: swiftlang $(in_sid dpkg-query -W -f "\${Version}" swiftlang), SDK $bundle"
-echo "$CACHE"
+echo "$CACHE" >&3

@@ -7,10 +7,14 @@
 #                             (of $SOURCE_DATE_EPOCH when set) that `tern --version` reports
 #   remove_build_info REPO    removes it again, so a later debug build says "unknown"
 #
+# With TERN_BUILD_INFO_KEPT set (.ci/run, whose builds run side by side), both leave an existing
+# header alone: the caller wrote it once for every build and removes it at the end.
+#
 # A header only build_info.c includes, rather than -Xcc -D flags: those would change every module's
 # command line and so rebuild every package on each commit.
 write_build_info() {
     local repo=$1 commit date
+    if [ -n "${TERN_BUILD_INFO_KEPT:-}" ] && [ -f "$repo/Sources/CTernBuildInfo/build_info_generated.h" ]; then return 0; fi
     commit=$(git -C "$repo" rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
     if [ -n "$(git -C "$repo" status --porcelain --untracked-files=no 2> /dev/null)" ]; then commit="$commit-dirty"; fi
     date=$(date -u -d "@${SOURCE_DATE_EPOCH:-$(date +%s)}" +%Y-%m-%d)
@@ -19,5 +23,6 @@ write_build_info() {
     touch "$repo/Sources/CTernBuildInfo/build_info.c"  # recompiled even where the last build saw no header
 }
 remove_build_info() {
+    [ -z "${TERN_BUILD_INFO_KEPT:-}" ] || return 0
     rm -f "$1/Sources/CTernBuildInfo/build_info_generated.h"
 }

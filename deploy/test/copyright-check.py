@@ -18,8 +18,12 @@ import shlex
 import sys
 
 repo = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
-lists = sys.argv[2:3] or glob.glob(os.path.join(repo, ".build", "*", "release", "tern.product", "Objects.LinkFileList"))
-manifest = os.path.join(repo, ".build", "release.yaml")
+# The build's scratch path: .build, or the one TERN_SCRATCH_PATH names (CI builds the release binary in
+# its own, .build-release, while other steps use .build).
+scratch = os.path.abspath(os.environ.get("TERN_SCRATCH_PATH") or os.path.join(repo, ".build"))
+lists = sys.argv[2:3] or glob.glob(os.path.join(scratch, "*", "release", "tern.product", "Objects.LinkFileList"))
+manifest = os.path.join(scratch, "release.yaml")
+checkouts = re.compile(re.escape(os.path.join(scratch, "checkouts")) + r"/([^/]+)/")
 if not lists or not os.path.isfile(manifest):
     print("FAIL copyright: no release build (.build/*/release/tern.product/Objects.LinkFileList and "
           ".build/release.yaml): build with 'swift build -c release --static-swift-stdlib --product tern'")
@@ -50,7 +54,7 @@ for obj in objects:
         continue
     # Its source files (the inputs also name other modules' interfaces).
     sources = [s for s in sources if re.search(r"\.(swift|c|cc|cpp|S|s)$", s)]
-    found = sorted({m.group(1) for m in (re.search(r"/\.build/checkouts/([^/]+)/", s) for s in sources) if m})
+    found = sorted({m.group(1) for m in (checkouts.search(s) for s in sources) if m})
     if len(found) > 1:
         print(f"FAIL copyright: {obj} is compiled from sources of several packages ({', '.join(found)})")
         failed += 1

@@ -72,8 +72,13 @@ ensure_tree() {
     local suite=${1:-$TERN_TEST_SUITE} tree include
     tree=$(tree_dir "$suite")
     include=$(tree_include "$suite") || return 1
-    local stamp="$tree/.tern-test-stamp" want="include=$include prep=2"
+    local stamp="$tree/.tern-test-stamp" want="include=$include prep=2" lock
+    # One builder at a time (CI prefetches the trees while other steps run): a second caller waits.
+    mkdir -p "$TERN_TEST_CACHE"
+    exec {lock}>"$TERN_TEST_CACHE/.lock-$suite"
+    flock -w 1800 "$lock" || { echo "another run has held the lock on the $suite tree for 30 min"; return 1; }
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+        exec {lock}>&-
         return 0
     fi
     if ! wget -q -T 15 -t 2 -O /dev/null "$TERN_TEST_MIRROR/dists/$suite/Release" 2>/dev/null; then
@@ -93,6 +98,14 @@ ensure_tree() {
     rm -rf "$tree"
     mv "$tmp" "$tree"
     echo "$want" >"$stamp"
+    exec {lock}>&-
+}
+
+# tree_is_current SUITE: whether the cached tree of SUITE is there and up to date (no build needed).
+tree_is_current() {
+    local include
+    include=$(tree_include "$1") || return 1
+    [ "$(cat "$(tree_dir "$1")/.tern-test-stamp" 2>/dev/null)" = "include=$include prep=2" ]
 }
 
 # repack_deb SRC DEST VERSION: the same package under another version (for upgrade tests).

@@ -8,6 +8,8 @@
 # usage: deploy/test/run.sh [--build] [--only STEPS]
 #   --build       build the release binary first (swift build -c release --static-swift-stdlib)
 #   --only STEPS  comma-separated subset of: shellcheck,sdk,package,install,ansible,flash
+#   --binary PATH the release binary to package (default .build/release/tern; .ci/run builds it
+#                 in its own scratch path while other steps run)
 # Prints one line per check and a summary; exits 1 on any FAIL. Warm cache: ~5 min; cold (the
 # bookworm and trixie trees are debootstrapped into /var/cache/tern-test once): ~4 min more.
 set -euo pipefail
@@ -15,12 +17,14 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 BUILD=0
+BINARY="$REPO/.build/release/tern"
 ONLY="shellcheck,sdk,package,install,ansible,flash"
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) BUILD=1; shift ;;
         --only) [ $# -ge 2 ] || { echo "run.sh: --only needs a list" >&2; exit 64; }; ONLY=$2; shift 2 ;;
-        -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+        --binary) [ $# -ge 2 ] || { echo "run.sh: --binary needs a path" >&2; exit 64; }; BINARY=$2; shift 2 ;;
+        -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
         *) echo "run.sh: unknown argument '$1' (try --help)" >&2; exit 64 ;;
     esac
 done
@@ -63,7 +67,6 @@ if [ "${#MISSING[@]}" -gt 0 ]; then
     fi
 fi
 
-BINARY="$REPO/.build/release/tern"
 if [ "$BUILD" = 1 ]; then
     echo "==> release build"
     SECONDS=0
@@ -85,7 +88,7 @@ if wanted shellcheck; then
     SECONDS=0
     scripts=("$REPO/deploy/package-deb.sh" "$HERE/lib.sh" "$HERE/package-test.sh" "$HERE/ansible-test.sh" "$HERE/run.sh"
         "$REPO/deploy/flash-image.sh" "$HERE/flash-test.sh" "$REPO/deploy/build.sh" "$REPO/deploy/sdk-add-packages.sh"
-        "$HERE/sdk-add-packages-test.sh")
+        "$HERE/sdk-add-packages-test.sh" "$HERE/trees.sh")
     if shellcheck -x "${scripts[@]}" >"$WORK/shellcheck.log" 2>&1; then
         echo "ok   shellcheck ${#scripts[@]} scripts"; PASSED=$((PASSED + 1))
         step_result ok shellcheck "$SECONDS" "${#scripts[@]} scripts"
@@ -119,7 +122,8 @@ if wanted package || wanted install || wanted ansible; then
     if [ ! -x "$BINARY" ]; then
         echo "FAIL package: no binary at $BINARY: run with --build, or build it first"
         FAILED=$((FAILED + 1)); step_result FAIL package "$SECONDS" "no binary (use --build)"
-    elif DEB=$(DEB_OUT="${DEB_OUT:-$REPO/dist}" "$REPO/deploy/package-deb.sh" "$ARCH" --binary "$BINARY" --lintian 2>"$WORK/package.log"); then
+    elif DEB=$(DEB_OUT="${DEB_OUT:-$REPO/dist}" "$REPO/deploy/package-deb.sh" "$ARCH" --binary "$BINARY" --lintian 2>"$WORK/package.log") &&
+        { [ -f "$DEB" ] || { echo "package-deb.sh answered '$DEB', not a file" >>"$WORK/package.log"; false; }; }; then
         sed 's/^/     /' "$WORK/package.log"
         warnings=$(grep -c '^W: ' "$WORK/package.log" || true)
         overrides=$(grep '^O: ' "$WORK/package.log" | sed 's/^O: tern: //; s/ \[.*//' | paste -sd, - || true)
@@ -137,7 +141,7 @@ if wanted package || wanted install || wanted ansible; then
             step_result FAIL "package --release check" 0 "a contradicting --release was accepted"
         fi
         # Its copyright file names every package the release build linked into tern.
-        if python3 "$HERE/copyright-check.py" "$REPO" >"$WORK/copyright.log" 2>&1; then
+        if TERN_SCRATCH_PATH=$(dirname "$(dirname "$BINARY")") python3 "$HERE/copyright-check.py" "$REPO" >"$WORK/copyright.log" 2>&1; then
             echo "ok   deploy/copyright names all $(grep -c '^ok ' "$WORK/copyright.log") packages compiled into tern"
             PASSED=$((PASSED + 1))
         else

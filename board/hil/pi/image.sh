@@ -2,7 +2,9 @@
 # Builds the emulated Raspberry Pi (QEMU raspi3b) from Debian's mirror, and caches it:
 #
 #   board/hil/pi/image.sh [--cache DIR]      prints the directory of the image (default
-#                                            /var/cache/tern-cross/pi-trixie, or $TERN_PI_CACHE)
+#                                            $TERN_PI_CACHE, or $TERN_CROSS_CACHE/pi-trixie, or
+#                                            /var/cache/tern-cross/pi-trixie)
+#   board/hil/pi/image.sh --status           prints "warm" (cached and current) or "cold"
 #
 # In it:
 #   rootfs.img   a trixie arm64 root file system (ext4, the whole SD card; 2 GiB, a power of two as
@@ -18,20 +20,24 @@
 # kernel is pinned in deploy/cross/versions (PI_KERNEL). Cold: ~12 minutes (package scripts run under
 # qemu-user), ~400 MB. Needs root, qemu-user-static and binfmt_misc (registered here if missing).
 set -euo pipefail
+# Stdout carries the image's directory and nothing else (a caller captures it): every tool's chatter
+# goes to stderr, the result to fd 3.
+exec 3>&1 1>&2
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
-CACHE=${TERN_PI_CACHE:-/var/cache/tern-cross/pi-trixie}
+CACHE=${TERN_PI_CACHE:-${TERN_CROSS_CACHE:-/var/cache/tern-cross}/pi-trixie}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
+STATUS=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --cache) CACHE=$2; shift 2 ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        --status) STATUS=1; shift ;;
+        -h|--help) sed -n '2,22p' "$0" >&3; exit 0 ;;
         *) echo "image.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
 say() { echo "==> pi image: $*" >&2; }
 fail() { echo "image.sh: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || fail "needs root (mmdebstrap, binfmt_misc): run it with sudo"
 # shellcheck disable=SC1091  # the pins, read as shell
 . "$repo/deploy/cross/versions"
 : "${PI_KERNEL:?deploy/cross/versions names no PI_KERNEL}"
@@ -39,9 +45,14 @@ PACKAGES="systemd-sysv udev kmod initramfs-tools $PI_KERNEL openssh-server pytho
   libgpiod3 libsqlite3-0 zlib1g libstdc++6 libgcc-s1 passwd"
 layout=2  # bump when what the image is made of changes (the hooks below)
 pins=$(echo "$layout $MIRROR $PACKAGES" | sha256sum | cut -c1-16)
-if [ "$(cat "$CACHE/.tern-pins" 2>/dev/null)" = "$pins" ] && [ -f "$CACHE/rootfs.img" ]; then
-    echo "$CACHE"; exit 0
+cached=0
+[ "$(cat "$CACHE/.tern-pins" 2>/dev/null)" = "$pins" ] && [ -f "$CACHE/rootfs.img" ] && cached=1
+if [ "$STATUS" = 1 ]; then
+    if [ "$cached" = 1 ]; then echo warm >&3; else echo cold >&3; fi
+    exit 0
 fi
+[ "$cached" = 0 ] || { echo "$CACHE" >&3; exit 0; }
+[ "$(id -u)" = 0 ] || fail "needs root (mmdebstrap, binfmt_misc): run it with sudo"
 
 need=()
 for tool in mmdebstrap:mmdebstrap arch-test:arch-test mke2fs:e2fsprogs fdtput:device-tree-compiler qemu-aarch64-static:qemu-user-static; do
@@ -94,4 +105,4 @@ cp "$work/rpi3b.dtb" "$CACHE/rpi3b.dtb"
 mke2fs -q -t ext4 -L tern-pi -d "$work/root" "$CACHE/rootfs.img" 2G || fail "mke2fs -d failed"
 echo "$pins" > "$CACHE/.tern-pins"
 say "done: $(du -sh "$CACHE" | cut -f1) in $CACHE"
-echo "$CACHE"
+echo "$CACHE" >&3

@@ -32,6 +32,9 @@ if [ -z "$DEB" ]; then
 fi
 [ -f "$DEB" ] || die "--deb $DEB: no such file"
 IMAGE=$("$HERE/image.sh") || die "the emulated Pi's image could not be built (see above)"
+if [ ! -f "$IMAGE/rootfs.img" ] || [ ! -f "$IMAGE/vmlinuz" ]; then
+    die "image.sh answered '$IMAGE', which holds no rootfs.img and vmlinuz (a script that printed more than its result?)"
+fi
 STAGE=${HIL_DIR:-/tmp/tern-hil}/pi-$(basename "$PROFILE_FILE" .toml)
 rm -rf "$STAGE"; mkdir -p "$STAGE"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -43,19 +46,31 @@ cleanup() {
 }
 trap cleanup EXIT
 echo plugged > "$STAGE/cable"
+# What a Pi's operator copies onto the card: the package, and the HIL suite with the board profiles.
+mkdir -p "$STAGE/guest/board/hil"
+cp "$REPO/board/hil/run.sh" "$REPO/board/hil/checks.py" "$STAGE/guest/board/hil/"
+cp "$REPO"/board/*.toml "$STAGE/guest/board/"
+cp "$PROFILE_FILE" "$STAGE/guest/board/hil-profile.toml"
+cp "$DEB" "$STAGE/guest/"
+cat > "$STAGE/guest/cable.py" <<PY
+import sys, urllib.request
+urllib.request.urlopen(urllib.request.Request("http://10.0.2.2:$RIG_PORT/cable", sys.argv[1].encode()), timeout=10)
+PY
+tar -C "$STAGE/guest" -cf "$STAGE/guest.tar" .
 python3 "$REPO/board/hil/uart-bridge.py" --control "$STAGE/cable" --speed-a "$BAUD" "$STAGE/pl011" "$STAGE/receiver" \
     > "$STAGE/bridge.log" 2>&1 &
 PIDS+=($!)
-mkdir -p "$STAGE/files"
 python3 "$HERE/rig-server.py" serve --port "$RIG_PORT" --log "$STAGE/uplink.jsonl" --cable "$STAGE/cable" \
-    --files "$STAGE/files" > "$STAGE/rig-server.log" 2>&1 &
+    > "$STAGE/rig-server.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 100); do [ -e "$STAGE/receiver" ] && break; sleep 0.05; done
 [ -e "$STAGE/receiver" ] || die "uart-bridge.py did not start: $(cat "$STAGE/bridge.log")"
 
 echo "hil-pi: booting the emulated Raspberry Pi 3 B (Debian trixie arm64; log $STAGE/console.log)" >&2
 START=$SECONDS
-"$HERE/boot.sh" "$IMAGE" "$STAGE" "$STAGE/pl011" "$SSH_PORT" || die "the emulated Pi did not boot (see above)"
+"$HERE/boot.sh" "$IMAGE" "$STAGE" "$STAGE/pl011" "$SSH_PORT" "$STAGE/guest.tar:/root/guest.tar" ||
+    die "the emulated Pi did not boot (see above)"
+
 python3 "$HERE/gpio-wire.py" --monitor "$STAGE/monitor.sock" --line "$LINE" --out "$STAGE/supply" \
     2> "$STAGE/gpio-wire.log" &
 PIDS+=($!)
@@ -70,25 +85,14 @@ PIDS+=($!)
 
 SSH=(ssh -q -i "$IMAGE/id_ed25519" -p "$SSH_PORT" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
      -o BatchMode=yes -o ServerAliveInterval=30 root@127.0.0.1)
-# What a Pi's operator copies over: the package, and the HIL suite with the board profiles.
-mkdir -p "$STAGE/guest/board/hil"
-cp "$REPO/board/hil/run.sh" "$REPO/board/hil/checks.py" "$STAGE/guest/board/hil/"
-cp "$REPO"/board/*.toml "$STAGE/guest/board/"
-cp "$PROFILE_FILE" "$STAGE/guest/board/hil-profile.toml"
-cp "$DEB" "$STAGE/guest/"
-cat > "$STAGE/guest/cable.py" <<PY
-import sys, urllib.request
-urllib.request.urlopen(urllib.request.Request("http://10.0.2.2:$RIG_PORT/cable", sys.argv[1].encode()), timeout=10)
-PY
 # The Pi has no real-time clock and the guest no NTP server: it boots at systemd's build date. Its
 # clock is set from this machine's, as NTP would on a Pi that is online (the receiver's fixes are
 # dated by this machine's clock).
 "${SSH[@]}" "date -u -s @$(date +%s) > /dev/null" || die "could not set the guest's clock"
 echo "hil-pi: guest clock set after $((SECONDS - START)) s" >&2
-tar -C "$STAGE/guest" -cf "$STAGE/files/guest.tar" .
-"${SSH[@]}" "rm -rf /root/tern-hil && mkdir /root/tern-hil && python3 -c 'import shutil, sys, urllib.request; shutil.copyfileobj(urllib.request.urlopen(\"http://10.0.2.2:$RIG_PORT/files/guest.tar\", timeout=60), sys.stdout.buffer)' | tar -C /root/tern-hil -xf -" \
-    || die "could not copy the HIL suite into the guest (from rig-server.py over QEMU's network)"
-echo "hil-pi: files in the guest after $((SECONDS - START)) s; dpkg -i $(basename "$DEB")" >&2
+"${SSH[@]}" "rm -rf /root/tern-hil && mkdir /root/tern-hil && tar -C /root/tern-hil -xf /root/guest.tar" \
+    || die "could not unpack the HIL suite the card carries (/root/guest.tar)"
+echo "hil-pi: files unpacked in the guest after $((SECONDS - START)) s; dpkg -i $(basename "$DEB")" >&2
 "${SSH[@]}" "dpkg -i /root/tern-hil/$(basename "$DEB")" > "$STAGE/dpkg.log" 2>&1 \
     || { cat "$STAGE/dpkg.log" >&2; die "dpkg -i $(basename "$DEB") failed in the guest"; }
 sed 's/^/hil-pi:   /' "$STAGE/dpkg.log" >&2
