@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 cache=$(deploy/cross/toolchain.sh --release "$RELEASE")
-if [ ! -x "$cache/sid/usr/bin/swift" ]; then
+if [ ! -f "$cache/sid/.tern-pins" ] || [ ! -e "$cache/sid/usr/libexec/swift/bin/swift" ]; then
     echo "cross/build.sh: toolchain.sh answered '$cache', which holds no sid chroot with swift" >&2
     exit 1
 fi
