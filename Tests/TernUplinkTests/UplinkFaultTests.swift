@@ -43,7 +43,9 @@ import TernTesting
             batchSize: 50, clock: ContinuousClock(), logger: UplinkFixture.quiet)
         let drained = await withTaskGroup(of: Bool.self) { group in
             group.addTask { await sut.run(); return false }
-            let drained = await eventually(within: .seconds(30)) { (try? await queue.count()) == 0 }
+            // A bound on liveness, not a speed claim: 200 Traccar requests with a quarter failing took
+            // over 30 s on a loaded 2-core CI machine (the suite's limit is 3 minutes).
+            let drained = await eventually(within: .seconds(120)) { (try? await queue.count()) == 0 }
             group.cancelAll()
             return drained
         }
