@@ -82,9 +82,10 @@ ssh-keygen -q -t ed25519 -N '' -C tern-hil -f "$CACHE/id_ed25519"
 # the serial console on the mini UART; DHCP on the (USB) Ethernet; root over SSH with the rig's key.
 # bcm2835_wdt is left out: QEMU resets the machine as soon as /dev/watchdog is opened. The files
 # the initramfs must see (that blacklist) are written before any package is installed. The initramfs
-# is built once: the kernel's postinst hook skips it (INITRD=No, which that hook reads), so only
-# initramfs-tools' trigger, once every package with a hook is in, builds it (left alone, both did:
-# 4 minutes each under qemu-user); a customize hook builds it should neither have.
+# is built once, by a customize hook once every package with an initramfs hook is in: the kernel's
+# postinst hook skips it (INITRD=No, which that hook reads; left alone, it and initramfs-tools'
+# trigger both built it, 4 minutes each under qemu-user). Without an initrd at its postinst the
+# kernel gets no /initrd.img link: the files are taken from /boot.
 # shellcheck disable=SC2086,SC2016  # the package list is words; the hooks' $1 is mmdebstrap's
 INITRD=No mmdebstrap --variant=apt --architectures=arm64 --include="$(echo $PACKAGES | tr ' ' ',')" \
     --keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
@@ -100,7 +101,8 @@ INITRD=No mmdebstrap --variant=apt --architectures=arm64 --include="$(echo $PACK
     --customize-hook='chroot "$1" passwd -d root' \
     --customize-hook='chroot "$1" systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer man-db.timer' \
     --customize-hook='[ -e "$1/initrd.img" ] || chroot "$1" update-initramfs -c -k all' \
-    --customize-hook="cp -L \"\$1/vmlinuz\" \"\$1/initrd.img\" '$CACHE/'" \
+    --customize-hook="cp \"\$1\"/boot/vmlinuz-* '$CACHE/vmlinuz'" \
+    --customize-hook="cp \"\$1\"/boot/initrd.img-* '$CACHE/initrd.img'" \
     --customize-hook="cp \"\$1\"/usr/lib/linux-image-*/broadcom/bcm2837-rpi-3-b.dtb '$work/rpi3b.dtb'" \
     trixie "$work/root" "$MIRROR" >&2 || fail "mmdebstrap trixie arm64 from $MIRROR failed (see above)"
 fdtput -r "$work/rpi3b.dtb" /soc/serial@7e201000/bluetooth
