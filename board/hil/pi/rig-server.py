@@ -2,12 +2,10 @@
 """The emulated Pi's view of the outside world, on this machine: the tracking server its tern
 service uploads to, and the receiver's cable, which the HIL checks in the guest pull and put back.
 
-  rig-server.py serve --port N --log UPLINK.jsonl --cable CABLE_FILE [--files DIR]
+  rig-server.py serve --port N --log UPLINK.jsonl --cable CABLE_FILE
       POST /positions  a WireBatch (README, "The server contract"): each position is appended to
                        the log as one JSON line {"id","seq","time","device","at"}; answers 200 {}
       POST /cable      body "plugged" or "unplugged": written to CABLE_FILE (uart-bridge.py --control)
-      GET /files/NAME  DIR/NAME: what the HIL run copies into the guest (the guest fetches it with
-                       Python's urllib; about 200 KB/s, as scp: the emulated USB is the limit)
   rig-server.py report UPLINK.jsonl STATUS.json
       the uplink check, against the guest's `tern status --json` after the service stopped (its queue's
       last sequence L and the D positions still waiting): the server has each of 1 … L-D exactly
@@ -15,10 +13,10 @@ service uploads to, and the receiver's cable, which the HIL checks in the guest 
 The guest reaches it as http://10.0.2.2:N (QEMU's user-mode network: the guest's connections are
 QEMU's own, to 127.0.0.1 here). It listens on 127.0.0.1 only.
 """
-import http.server, json, os, sys, threading, time
+import http.server, json, sys, threading, time
 
 
-def serve(port, log_path, cable_path, files=None):
+def serve(port, log_path, cable_path):
     lock = threading.Lock()
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -41,20 +39,6 @@ def serve(port, log_path, cable_path, files=None):
                 for r in rows:
                     f.write(json.dumps(r) + "\n")
             self.answer(200, {})
-
-        def do_GET(self):
-            name = self.path[len("/files/"):] if self.path.startswith("/files/") else ""
-            if not files or not name or "/" in name or name.startswith("."):
-                return self.answer(404, {"error": "no such file"})
-            try:
-                data = open(os.path.join(files, name), "rb").read()
-            except OSError:
-                return self.answer(404, {"error": "no such file"})
-            self.send_response(200)
-            self.send_header("Content-Type", "application/octet-stream")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
 
         def answer(self, code, obj):
             data = json.dumps(obj).encode()
@@ -113,9 +97,8 @@ if __name__ == "__main__":
         p.add_argument("--port", type=int, required=True)
         p.add_argument("--log", required=True)
         p.add_argument("--cable", required=True)
-        p.add_argument("--files")
         a = p.parse_args()
-        serve(a.port, a.log, a.cable, a.files)
+        serve(a.port, a.log, a.cable)
     elif len(sys.argv) == 4 and sys.argv[1] == "report":
         sys.exit(report(sys.argv[2], sys.argv[3]))
     else:
