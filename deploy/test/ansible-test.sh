@@ -44,7 +44,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 if [ -z "$DEB" ]; then
-    DEB=$(find "${DEB_OUT:-$REPO/dist}" -maxdepth 1 -name "tern_*~deb12_$(dpkg --print-architecture).deb" -printf '%T@ %p\n' 2>/dev/null |
+    DEB=$(find "${DEB_OUT:-$REPO/dist}/" -maxdepth 1 -name "tern_*~deb12_$(dpkg --print-architecture).deb" -printf '%T@ %p\n' 2>/dev/null |
         sort -n | tail -1 | cut -d' ' -f2-) || true
 fi
 resolve_deb
@@ -71,10 +71,10 @@ for suite in bookworm trixie; do
     if [ "$rc" != 0 ]; then fail "$suite tree: $reason"; results_exit; exit 1; fi
 done
 # bookworm's libgpiod2, for the repackaged bookworm binary on the trixie host (see above).
-LIBGPIOD2=$(find "$TERN_TEST_CACHE" -maxdepth 1 -name "libgpiod2_*_$ARCH.deb" | head -1)
+LIBGPIOD2=$(find "$TERN_TEST_CACHE/" -maxdepth 1 -name "libgpiod2_*_$ARCH.deb" | head -1)
 if [ -z "$LIBGPIOD2" ]; then
     (cd "$TERN_TEST_CACHE" && apt-get download -q libgpiod2 >/dev/null 2>&1) || true
-    LIBGPIOD2=$(find "$TERN_TEST_CACHE" -maxdepth 1 -name "libgpiod2_*_$ARCH.deb" | head -1)
+    LIBGPIOD2=$(find "$TERN_TEST_CACHE/" -maxdepth 1 -name "libgpiod2_*_$ARCH.deb" | head -1)
     [ -n "$LIBGPIOD2" ] || { fail "cannot fetch bookworm's libgpiod2 (apt-get download libgpiod2 in $TERN_TEST_CACHE; apt-get update first?)"; results_exit; exit 1; }
 fi
 

@@ -47,7 +47,7 @@ results_exit() {
 resolve_deb() {
     ARCH=$(dpkg --print-architecture)
     if [ -z "$DEB" ]; then
-        DEB=$(find "${DEB_OUT:-$REPO/dist}" -maxdepth 1 -name "tern_*_$ARCH.deb" -printf '%T@ %p\n' 2>/dev/null |
+        DEB=$(find "${DEB_OUT:-$REPO/dist}/" -maxdepth 1 -name "tern_*_$ARCH.deb" -printf '%T@ %p\n' 2>/dev/null |
             sort -n | tail -1 | cut -d' ' -f2-) || true
         [ -n "$DEB" ] || { fail "package: no dist/tern_*_$ARCH.deb: build one with 'deploy/package-deb.sh $ARCH' or pass --deb"; results_exit; exit 1; }
     fi
