@@ -85,7 +85,14 @@ import TernTesting
         return (log.withLock { $0 }, try await queue.count())
     }
 
-    @Test func theReceiversOnTimePerPowerCycleAgreesWithTheRealPathWithin10Percent() async throws {
+    /// Alone, like the shipped-configuration check below: in the full suite, other suites' load
+    /// stretched the real path's scaled delays past the 10 % (12 %, 2026-11-28), alone it agrees
+    /// within 1 %.
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["TERN_CROSSCHECK"] == "1",
+            "runs alone (TERN_CROSSCHECK=1 swift test --filter SimulatorCrossCheckTests; CI does): beside the rest of the suite the real path's delays, scaled 10-fold, are the load's, not Tern's"))
+    func theReceiversOnTimePerPowerCycleAgreesWithTheRealPathWithin10Percent() async throws {
         // An MT3339 with a short cold start, so that the run is spent on hot cycles. 5× real time: the
         // real path's own delays (milliseconds, more on a loaded machine) count five times over (at 10×
         // the rest of the suite running beside it once put one cycle a second off).
