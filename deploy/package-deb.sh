@@ -326,8 +326,13 @@ create_account() {
     fi
     install -d -o tern -g tern -m 0750 /var/lib/tern
     chown tern:tern /var/lib/tern
-    # The config directory: readable by the service, secrets.toml only by root and group tern.
+    # The config directory: readable by the service; tern.toml (it may hold uplink.token) and
+    # secrets.toml only by root and group tern. The package cannot ship group tern (it does not
+    # exist at unpack), so the mode is set here, at every configure.
     chgrp tern /etc/tern && chmod 0755 /etc/tern
+    if [ -e /etc/tern/tern.toml ]; then
+        chown root:tern /etc/tern/tern.toml && chmod 0640 /etc/tern/tern.toml
+    fi
     if [ -e /etc/tern/secrets.toml ]; then
         chown root:tern /etc/tern/secrets.toml && chmod 0640 /etc/tern/secrets.toml
     fi

@@ -27,9 +27,21 @@ extension TernConfig {
                 "metrics.listen is \(listen.host):\(listen.port), reachable from the network without authentication: use 127.0.0.1 and scrape through an SSH tunnel or a local Prometheus, or firewall the port")
         }
         if let secrets = secretsWorldReadable {
-            warnings.append("\(secrets) is readable by every user: chmod 640 \(secrets) && chgrp tern \(secrets)")
+            warnings.append("\(secrets) holds a secret and is readable by every user: chmod 640 \(secrets) && chgrp tern \(secrets)")
         }
+        if let cleartext = credentialsInClearText { warnings.append(cleartext) }
         return warnings
+    }
+
+    /// A token or a password that would cross the network unencrypted (`http://`, `mqtt://`): anyone
+    /// on the path (a public Wi-Fi, a mobile operator's proxy) reads it.
+    var credentialsInClearText: String? {
+        guard let scheme = uplink.url?.scheme?.lowercased(), ["http", "mqtt"].contains(scheme) else { return nil }
+        let secrets = [uplink.token.map { _ in "uplink.token" }, uplink.password.map { _ in "uplink.password" }].compactMap { $0 }
+        guard !secrets.isEmpty else { return nil }
+        let secure = scheme == "http" ? "https://" : "mqtts://"
+        return "\(secrets.joined(separator: " and ")) would be sent unencrypted over \(scheme)://: use a \(secure) uplink.url "
+            + "(anyone on the path reads \(secrets.count == 1 ? "it" : "them"))"
     }
 
     /// RFC 2606's reserved example domains and TLD.

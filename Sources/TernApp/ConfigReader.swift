@@ -108,7 +108,7 @@ struct ConfigReader {
     mutating func duration(_ name: String, default fallback: Duration, range: ClosedRange<Duration>) throws(ConfigError) -> Duration {
         guard let raw = value(name) else { return noted(name, fallback, raw: nil, default: "\"\(DurationText.format(fallback))\"") }
         let parsed: Duration? =
-            if let i = raw.int { .seconds(i) } else if let d = raw.double { .milliseconds(Int64(d * 1000)) } else { raw.string.flatMap(DurationText.parse) }
+            if let i = raw.int { .seconds(i) } else if let d = raw.double { DurationText.fromSeconds(d) } else { raw.string.flatMap(DurationText.parse) }
         guard let duration = parsed, range.contains(duration) else {
             throw ConfigError(
                 key: key(name),

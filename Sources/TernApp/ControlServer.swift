@@ -84,7 +84,17 @@ public struct ControlMessage: Codable, Sendable {
 /// the `tern` group can use it): `status` answers the live report; `tap` streams what the receiver
 /// says; `write` sends bytes to the receiver (commands) and then taps its answers. So `tern nmea tail`
 /// and `tern receiver send` never open the UART the daemon holds.
+///
+/// Bounded against its clients: a request line longer than `maxRequest` is refused and the
+/// connection closed; what a client sends after its request is discarded; a tap client that reads
+/// slower than the receiver talks has lines dropped once `maxPending` bytes wait for it (it is told
+/// how many, when it catches up), so a paused `tern nmea tail | less` cannot grow the daemon.
 public final class ControlServer: Service, Sendable {
+    /// The longest request line (a `write` of a receiver command is a few hundred bytes).
+    public static let maxRequest = 64 * 1024
+    /// Bytes that may wait for a slow tap client before lines are dropped.
+    public static let maxPending = 256 * 1024
+
     public let path: String
     private let tap: ControlTap
     private let status: @Sendable () async -> StatusReport
@@ -108,6 +118,7 @@ public final class ControlServer: Service, Sendable {
         let channel: any Channel
         do {
             channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: Self.maxPending / 4, high: Self.maxPending))
                 .childChannelInitializer { [self] child in
                     child.eventLoop.makeCompletedFuture {
                         try child.pipeline.syncOperations.addHandler(ControlHandler(server: self))
@@ -170,21 +181,46 @@ private final class ControlHandler: ChannelInboundHandler, @unchecked Sendable {
     private var started = false
     private let subscription = Subscription()
 
-    /// The tap listener this connection holds, if any.
+    /// The tap listener this connection holds, if any, and the lines dropped since the client last
+    /// kept up.
     final class Subscription: Sendable {
         let key = Mutex<UUID?>(nil)
+        let dropped = Mutex(0)
     }
 
     init(server: ControlServer) { self.server = server }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !started else { return }  // one request a connection: the rest is not kept
         var chunk = unwrapInboundIn(data)
         buffer.writeBuffer(&chunk)
-        guard !started, let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else { return }
+        let channel = context.channel
+        guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
+            if buffer.readableBytes > ControlServer.maxRequest {
+                started = true
+                let refusal = ControlMessage(error: "request longer than \(ControlServer.maxRequest) bytes without a newline: refused").line ?? ""
+                channel.writeAndFlush(ByteBuffer(string: refusal)).whenComplete { _ in channel.close(promise: nil) }
+                buffer.clear()
+            }
+            return
+        }
         started = true
         let line = String(decoding: buffer.readableBytesView[..<newline], as: UTF8.self)
-        let channel = context.channel
+        buffer = ByteBuffer()
+        let dropping = subscription
         let reply: @Sendable (String) -> Void = { text in
+            guard channel.isWritable else {
+                dropping.dropped.withLock { $0 += 1 }
+                return
+            }
+            let missed = dropping.dropped.withLock { count in
+                defer { count = 0 }
+                return count
+            }
+            if missed > 0 {
+                let notice = ControlMessage(error: "\(missed) lines dropped: this client read slower than the receiver talks").line ?? ""
+                channel.write(ByteBuffer(string: notice), promise: nil)
+            }
             channel.writeAndFlush(ByteBuffer(string: text), promise: nil)
         }
         guard let request = ControlMessage.parse(line) else {

@@ -15,6 +15,8 @@ public struct Daemon: Sendable {
     public let config: TernConfig
     private let logger: Logger
     private let notifier: SystemdNotifier
+    /// What the daemon retries around meanwhile (`tern status` shows it).
+    private let problems = ServiceProblems()
 
     public init(config: TernConfig, logger: Logger, notifier: SystemdNotifier = SystemdNotifier()) {
         self.config = config
@@ -102,7 +104,7 @@ public struct Daemon: Sendable {
 
     private func run<C: Clock>(_ pipeline: Pipeline<C>, extra: [any Service] = []) async throws where C.Duration == Duration {
         let started = Date()
-        let metrics = try await MetricsPublisher(config: config, pipeline: pipeline, started: started, logger: logger.labelled("tern.metrics")).services()
+        let metrics = try await MetricsPublisher(config: config, pipeline: pipeline, started: started, problems: problems, logger: logger.labelled("tern.metrics")).services()
         let services = extra + pipeline.services + metrics + [watchdog(pipeline, started: started), statusPublisher(pipeline, started: started)]
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -135,7 +137,7 @@ public struct Daemon: Sendable {
     private func control<C: Clock>(_ pipeline: Pipeline<C>, tap: ControlTap, port: any SerialPort) -> any Service where C.Duration == Duration {
         let started = Date()
         return ControlServer(
-            path: config.controlSocket, tap: tap, status: { [config] in await pipeline.statusReport(config: config, started: started) },
+            path: config.controlSocket, tap: tap, status: { [config, problems] in await pipeline.statusReport(config: config, started: started, problems: problems.current) },
             write: { try await port.write($0) }, logger: logger.labelled("tern.control"))
     }
 
@@ -159,30 +161,50 @@ public struct Daemon: Sendable {
         }
     }
 
-    /// Pings systemd's watchdog and publishes a one-line status for `systemctl status`.
+    /// Pings systemd's watchdog while the pipeline makes progress (`ProgressWatch`: the reader reads
+    /// while the receiver is on, the forwarder finishes what it starts), and publishes a one-line
+    /// status for `systemctl status`. A stuck loop stops the pings: systemd restarts the service.
     private func watchdog<C: Clock>(_ pipeline: Pipeline<C>, started: Date) -> any Service where C.Duration == Duration {
-        TaskService("watchdog") { [notifier, config] in
+        TaskService("watchdog") { [notifier, config, problems, logger] in
             let interval = notifier.watchdogInterval ?? .seconds(30)
             try await cancelWhenGracefulShutdown {
+                var watch = Self.progressWatch(config)
+                let clock = ContinuousClock()
+                let start = clock.now
+                var stuck: String?
                 while !Task.isCancelled {
-                    let report = await pipeline.statusReport(config: config, started: started)
+                    let report = await pipeline.statusReport(config: config, started: started, problems: problems.current)
+                    let verdict = watch.check(await pipeline.progressSample(now: clock.now - start))
+                    if let verdict, stuck == nil {
+                        logger.error("\(verdict): no more watchdog pings, systemd restarts tern (WatchdogSec)")
+                    }
+                    stuck = verdict
                     try? notifier.status(
-                        "receiver \(report.gateway.receiverPowered ? "on" : "off") (\(report.receiverLink)), \(report.gateway.fixesAccepted) accepted, queue \(report.queueDepth ?? -1), uploaded \(report.uplink.uploaded)")
-                    try? notifier.watchdog()
+                        (verdict.map { "STUCK: \($0); " } ?? "")
+                            + "receiver \(report.gateway.receiverPowered ? "on" : "off") (\(report.receiverLink)), \(report.gateway.fixesAccepted) accepted, queue \(report.queueDepth ?? -1), uploaded \(report.uplink.uploaded)")
+                    if verdict == nil { try? notifier.watchdog() }
                     try await Task.sleep(for: interval)
                 }
             }
         }
     }
 
+    /// The stalls the watchdog allows: a minute without a byte from a receiver that is on and
+    /// connected (its link monitor says "silent" after 5 s), and a whole batch of requests at their
+    /// deadline, plus a minute, for the forwarder (never under 5 minutes).
+    static func progressWatch(_ config: TernConfig) -> ProgressWatch {
+        let batch = config.uplink.timeout * max(1, config.uplink.batchSize) + .seconds(60)
+        return ProgressWatch(readerStall: .seconds(60), forwarderStall: max(batch, .seconds(300)))
+    }
+
     /// Writes the status report for `tern status` every 10 s; a failure is logged once (and its end).
     private func statusPublisher<C: Clock>(_ pipeline: Pipeline<C>, started: Date) -> any Service where C.Duration == Duration {
         let file = StatusFile(path: config.statusFile)
-        return TaskService("status") { [config, logger] in
+        return TaskService("status") { [config, logger, problems] in
             try await cancelWhenGracefulShutdown {
                 var failing = false
                 while !Task.isCancelled {
-                    let report = await pipeline.statusReport(config: config, started: started)
+                    let report = await pipeline.statusReport(config: config, started: started, problems: problems.current)
                     do {
                         try file.write(report)
                         if failing { logger.notice("status file written again", metadata: ["path": "\(file.path)"]) }

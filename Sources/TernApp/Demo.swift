@@ -56,7 +56,7 @@ public struct Demo: Sendable {
         let audit = BoardAudit(board: board, logger: logger)
         let queue = RecordingQueue(try Pipeline<ScaledClock>.openQueue(config: config), stored: audit.stored)
         let network = ManualConnectivity()
-        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPUplink.clientConfiguration())
+        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try UplinkHTTPSettings().clientConfiguration(for: collector.url, environment: [:]))
         let referenceDate = board.gps.utc(at: 0)
         var parts = Pipeline<ScaledClock>.Parts(
             queue: queue, serialPort: board.serialPort, powerSwitch: board.power, uplinkURL: collector.url,

@@ -5,11 +5,11 @@ public enum DurationText {
     /// Parses "90s", "15m", "2h", "30d", "500ms", or a plain number of seconds.
     public static func parse(_ text: String) -> Duration? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(trimmed) { return seconds >= 0 && seconds.isFinite ? milliseconds(seconds * 1000) : nil }
+        if let seconds = Double(trimmed) { return fromSeconds(seconds) }
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
         for (suffix, scale) in units where trimmed.hasSuffix(suffix) {
-            guard let number = Double(trimmed.dropLast(suffix.count)), number >= 0, number.isFinite else { return nil }
-            return milliseconds(number * scale * 1000)
+            guard let number = Double(trimmed.dropLast(suffix.count)) else { return nil }
+            return fromSeconds(number * scale)
         }
         return nil
     }
@@ -25,5 +25,10 @@ public enum DurationText {
         return "\(s)s"
     }
 
-    private static func milliseconds(_ value: Double) -> Duration { .milliseconds(Int64(value.rounded())) }
+    /// A number of seconds as a duration to the millisecond; nil when negative, not finite, or beyond
+    /// a thousand years (which no setting means, and which would not fit the milliseconds' integer).
+    public static func fromSeconds(_ seconds: Double) -> Duration? {
+        guard seconds.isFinite, seconds >= 0, seconds <= 1000 * 365.25 * 86_400 else { return nil }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import TernCore
 import TernGateway
 import TernHardware
 import TernMetrics
@@ -8,9 +9,10 @@ import TernMetrics
 extension Pipeline {
     /// What the metrics show at `now`: the gateway's and forwarder's counters, the queue (its cached
     /// depth and the position waiting longest: both cheap on a queue of a million rows), the receiver link.
-    public func metricsSample(started: Date, now: Date = Date()) async -> MetricsSample {
+    public func metricsSample(started: Date, problems: [String] = [], now: Date = Date()) async -> MetricsSample {
         let stats = receiver.stats
         return MetricsSample(
+            serviceProblems: problems.count,
             now: now, started: started, gateway: await gateway.status(), uplink: forwarder.status(),
             queueDepth: try? await queue.count(), queueOldest: (try? await queue.oldest(limit: 1))?.first?.position.fix.time,
             receiverLink: receiver.linkState.name,
@@ -19,18 +21,23 @@ extension Pipeline {
 }
 
 /// The daemon's metrics services (`[metrics]`): the textfile rewritten every `interval`, and the
-/// `GET /metrics` port. A textfile that cannot be written is logged once (and when it works again);
-/// it never stops tracking.
+/// `GET /metrics` port. Neither ever stops tracking: a textfile that cannot be written is logged once
+/// (and when it works again); a port that cannot be bound (taken by another program, its address not
+/// assigned yet at boot) is retried with backoff, up to every `MetricsPublisher.bindRetry.maximum`,
+/// and reported in `problems` until it binds.
 struct MetricsPublisher<C: Clock>: Sendable where C.Duration == Duration {
     let config: TernConfig
     let pipeline: Pipeline<C>
     let started: Date
+    let problems: ServiceProblems
     let logger: Logger
+    /// Waits between attempts to bind `metrics.listen`.
+    static var bindRetry: Backoff { Backoff(base: .seconds(1), maximum: .seconds(60), jitter: 0) }
 
     func services() async throws -> [any Service] {
         let metrics = StatusMetrics(device: config.device, version: BuildInfo.version)
-        let refresh: @Sendable () async -> String = { [pipeline, started] in
-            metrics.record(await pipeline.metricsSample(started: started))
+        let refresh: @Sendable () async -> String = { [pipeline, started, problems] in
+            metrics.record(await pipeline.metricsSample(started: started, problems: problems.current))
             return metrics.text()
         }
         var services: [any Service] = []
@@ -38,16 +45,39 @@ struct MetricsPublisher<C: Clock>: Sendable where C.Duration == Duration {
             services.append(textfile(TextfileExporter(directory: directory), refresh: refresh))
         }
         if let listen = config.metrics.listen {
-            let server = MetricsHTTPServer(host: listen.host, port: listen.port, logger: logger, render: refresh)
+            services.append(TaskService("metrics-http") { [problems, logger] in
+                try await cancelWhenGracefulShutdown {
+                    try await Self.serve(listen, render: refresh, problems: problems, logger: logger)
+                }
+            })
+        }
+        return services
+    }
+
+    /// Binds `listen` (retrying while it cannot) and serves scrapes until cancelled.
+    static func serve(
+        _ listen: TernConfig.HostPort, render: @escaping @Sendable () async -> String, problems: ServiceProblems, logger: Logger
+    ) async throws {
+        let shown = listen.host.contains(":") ? "[\(listen.host)]:\(listen.port)" : "\(listen.host):\(listen.port)"
+        var attempt = 0
+        while true {
+            let server = MetricsHTTPServer(host: listen.host, port: listen.port, logger: logger, render: render)
             do {
                 try await server.start()
             } catch {
-                throw ConfigError(key: "metrics.listen", "\(error)")
+                attempt += 1
+                let wait = bindRetry.delay(attempt: attempt, unitRandom: 0.5)
+                let problem = "metrics.listen \(shown): \(error); retried every \(bindRetry.maximum.components.seconds) s at most (free the port, or choose another)"
+                if attempt == 1 { logger.warning("\(problem)") }
+                problems.set("metrics.listen", problem)
+                try await Task.sleep(for: wait)
+                continue
             }
-            logger.notice("metrics on http://\(listen.host.contains(":") ? "[\(listen.host)]" : listen.host):\(listen.port)/metrics")
-            services.append(TaskService("metrics-http") { try await cancelWhenGracefulShutdown { try await server.run() } })
+            problems.set("metrics.listen", nil)
+            logger.notice("metrics on http://\(shown)/metrics", metadata: attempt > 0 ? ["after_attempts": "\(attempt + 1)"] : [:])
+            try await server.run()
+            return
         }
-        return services
     }
 
     private func textfile(_ exporter: TextfileExporter, refresh: @escaping @Sendable () async -> String) -> any Service {

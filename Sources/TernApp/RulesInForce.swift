@@ -42,7 +42,7 @@ public struct RulesInForce: Sendable, Codable, Equatable {
     }
 
     private static func number(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 
     private static func metres(_ value: Double) -> String { "\(number(value)) m" }

@@ -62,6 +62,7 @@ public enum StatusHealth: Sendable, Hashable {
         }
         var problems: [String] = []
         if let blocked = report.uplink.blockedReason { problems.append("uplink blocked: \(blocked)") }
+        problems += report.problems ?? []
         if ![ReceiverLinkState.connected.description, ReceiverLinkState.connecting.description].contains(report.receiverLink) {
             problems.append(report.receiverLink)
         }

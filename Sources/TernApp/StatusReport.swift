@@ -19,10 +19,13 @@ public struct StatusReport: Sendable, Hashable, Codable {
     public var uplink: ForwarderStatus
     /// Positions waiting in the queue (nil when it could not be counted).
     public var queueDepth: Int?
+    /// Conditions the daemon retries around (`ServiceProblems`); nil when there are none (and in
+    /// reports from before they were published).
+    public var problems: [String]?
 
     public init(
         updated: Date, started: Date, pid: Int32, device: String, receiverLink: String, alwaysPowered: Bool,
-        gateway: GatewayStatus, uplink: ForwarderStatus, queueDepth: Int?
+        gateway: GatewayStatus, uplink: ForwarderStatus, queueDepth: Int?, problems: [String]? = nil
     ) {
         self.updated = updated
         self.started = started
@@ -33,6 +36,7 @@ public struct StatusReport: Sendable, Hashable, Codable {
         self.gateway = gateway
         self.uplink = uplink
         self.queueDepth = queueDepth
+        self.problems = problems
     }
 
     /// The report as `tern status --json` prints it and the file holds it.
@@ -83,10 +87,21 @@ public struct StatusFile: Sendable {
 
 extension Pipeline {
     /// The report for this running pipeline at `now`.
-    public func statusReport(config: TernConfig, started: Date, now: Date = Date()) async -> StatusReport {
+    /// What the watchdog judges progress by (`ProgressWatch`), at `now` since start.
+    public func progressSample(now: Duration) async -> ProgressWatch.Sample {
+        let uplink = forwarder.status()
+        let waiting = ["idle", "backingOff", "blocked", "stopped"].contains { uplink.state.hasPrefix($0) }
+        return ProgressWatch.Sample(
+            now: now, receiverOn: await gateway.status().receiverPowered, linkConnected: receiver.linkState == .connected,
+            bytesRead: receiver.stats.bytes, forwarderBusy: !waiting, forwarderState: uplink.state,
+            forwarderActivity: uplink.batchesSent + uplink.failedAttempts + uplink.uploaded)
+    }
+
+    public func statusReport(config: TernConfig, started: Date, problems: [String] = [], now: Date = Date()) async -> StatusReport {
         StatusReport(
             updated: now, started: started, pid: ProcessInfo.processInfo.processIdentifier, device: config.device,
             receiverLink: "\(receiver.linkState)", alwaysPowered: config.power == .none,
-            gateway: await gateway.status(), uplink: forwarder.status(), queueDepth: try? await queue.count())
+            gateway: await gateway.status(), uplink: forwarder.status(), queueDepth: try? await queue.count(),
+            problems: problems.isEmpty ? nil : problems)
     }
 }

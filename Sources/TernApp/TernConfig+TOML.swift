@@ -21,6 +21,7 @@ extension TernConfig {
     /// With `trace`, every key read is noted there (`tern config show`).
     public static func load(path: String, secrets: String? = nil, trace: ConfigTrace? = nil) throws(ConfigError) -> TernConfig {
         var config = try loadMain(path: path, trace: trace)
+        if config.uplink.token != nil || config.uplink.password != nil, worldReadable(path) { config.secretsWorldReadable = path }
         let secretsPath = secrets ?? secretsPath(forConfig: path)
         if FileManager.default.fileExists(atPath: secretsPath) {
             do {
@@ -60,8 +61,13 @@ extension TernConfig {
         if uplink.password != nil && uplink.username == nil {
             throw ConfigError(key: "uplink.password", "set uplink.username too (the password goes with a user)")
         }
+        if Self.worldReadable(path) { secretsWorldReadable = path }
+    }
+
+    /// Whether every user may read the file at `path`.
+    static func worldReadable(_ path: String) -> Bool {
         var info = stat()
-        secretsWorldReadable = stat(path, &info) == 0 && info.st_mode & S_IROTH != 0 ? path : nil
+        return stat(path, &info) == 0 && info.st_mode & S_IROTH != 0
     }
 
     /// Reads and validates a TOML config file (without secrets).

@@ -8,8 +8,12 @@ import Synchronization
 /// Serves `GET /metrics` in Prometheus' text format on a TCP port (`metrics.listen`, meant for
 /// loopback: a Prometheus or an SSH tunnel on the board). Each scrape asks `render` first, so the
 /// figures are those of the moment. Raw SwiftNIO rather than an HTTP framework: one route, and NIO is
-/// already in the binary.
+/// already in the binary. Bounded against a local process that opens connections and sits on them:
+/// at most `maxConnections` at once (more are closed at once: a Prometheus scrapes with one), each
+/// closed after `connectionDeadline`, its request and answer included (a scrape takes milliseconds), so the daemon's file descriptors stay free for the receiver and
+/// the uplink.
 public final class MetricsHTTPServer: Sendable {
+
     public typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
 
     private let host: String
@@ -17,10 +21,18 @@ public final class MetricsHTTPServer: Sendable {
     private let render: @Sendable () async -> String
     private let logger: Logger
     private let server = Mutex<NIOAsyncChannel<Connection, Never>?>(nil)
+    private let active = Mutex(0)
+    private let maxConnections: Int
+    private let connectionDeadline: Duration
 
     /// `port` 0 picks a free port (tests); `start()` tells which.
-    public init(host: String, port: Int, logger: Logger, render: @escaping @Sendable () async -> String) {
+    public init(
+        host: String, port: Int, maxConnections: Int = 8, connectionDeadline: Duration = .seconds(10), logger: Logger,
+        render: @escaping @Sendable () async -> String
+    ) {
         self.host = host
+        self.maxConnections = maxConnections
+        self.connectionDeadline = connectionDeadline
         requestedPort = port
         self.logger = logger
         self.render = render
@@ -53,12 +65,39 @@ public final class MetricsHTTPServer: Sendable {
             try await withThrowingDiscardingTaskGroup { group in
                 try await channel.executeThenClose { connections in
                     for try await connection in connections {
-                        group.addTask { await self.serve(connection) }
+                        guard admit() else {
+                            group.addTask { try? await connection.executeThenClose { _, _ in } }
+                            continue
+                        }
+                        group.addTask {
+                            await self.serve(connection, within: self.connectionDeadline)
+                            self.active.withLock { $0 -= 1 }
+                        }
                     }
                 }
             }
         } onCancel: {
             channel.channel.close(promise: nil)
+        }
+    }
+
+    /// Counts a new connection in, unless `maxConnections` are open already.
+    private func admit() -> Bool {
+        active.withLock { count in
+            guard count < maxConnections else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    /// Serves `connection`, closing it after `limit` whatever it has done by then.
+    private func serve(_ connection: Connection, within limit: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.serve(connection) }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
+            connection.channel.close(promise: nil)
         }
     }
 

@@ -16,6 +16,8 @@ public struct MetricsSample: Sendable {
     /// The receiver link's state (`ReceiverLinkState.name`).
     public var receiverLink: String
     public var nmea: NMEA
+    /// Conditions the daemon retries around (e.g. `metrics.listen` cannot bind): `tern status` names them.
+    public var serviceProblems: Int
 
     /// What the serial link carried since start.
     public struct NMEA: Sendable, Hashable {
@@ -31,7 +33,7 @@ public struct MetricsSample: Sendable {
     }
 
     public init(
-        now: Date, started: Date, gateway: GatewayStatus = GatewayStatus(), uplink: ForwarderStatus = ForwarderStatus(),
+        serviceProblems: Int = 0, now: Date, started: Date, gateway: GatewayStatus = GatewayStatus(), uplink: ForwarderStatus = ForwarderStatus(),
         queueDepth: Int? = nil, queueOldest: Date? = nil, receiverLink: String = "connected",
         nmea: NMEA = NMEA()
     ) {
@@ -43,5 +45,6 @@ public struct MetricsSample: Sendable {
         self.queueOldest = queueOldest
         self.receiverLink = receiverLink
         self.nmea = nmea
+        self.serviceProblems = serviceProblems
     }
 }

@@ -27,6 +27,9 @@ public final class StatusMetrics: Sendable {
     public func record(_ sample: MetricsSample) {
         let gateway = sample.gateway, uplink = sample.uplink
         gauge("tern_start_time_seconds", "When the daemon started, Unix time", sample.started.timeIntervalSince1970)
+        gauge(
+            "tern_service_problems", "Conditions the daemon retries around instead of exiting (e.g. metrics.listen cannot bind; see tern status)",
+            Double(sample.serviceProblems))
 
         if let depth = sample.queueDepth { gauge("tern_queue_depth", "Positions waiting in the queue", Double(depth)) }
         if sample.queueDepth != nil {

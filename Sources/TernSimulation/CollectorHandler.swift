@@ -37,6 +37,11 @@ final class CollectorHandler: ChannelInboundHandler, RemovableChannelHandler {
                     CollectorReply(status: status, body: #"{"error":"simulated failure"}"#, retryAfter: retryAfter),
                     keepAlive: requestHead.isKeepAlive, version: requestHead.version, context: context)
                 return
+            case let .answer(status, headers, body):
+                respond(
+                    CollectorReply(status: status, body: body, headers: headers),
+                    keepAlive: requestHead.isKeepAlive, version: requestHead.version, context: context)
+                return
             default:
                 break
             }
@@ -46,6 +51,25 @@ final class CollectorHandler: ChannelInboundHandler, RemovableChannelHandler {
             if reply.closeWithoutAnswer {
                 context.close(promise: nil)
                 return
+            }
+            switch fault {
+            case let .storeThenAnswer(body):
+                respond(
+                    CollectorReply(status: 200, body: body), keepAlive: keepAlive, version: requestHead.version, context: context)
+                return
+            case let .storeThenTrickle(interval):
+                var headers = HTTPHeaders()
+                headers.add(name: "Content-Type", value: "application/json")
+                headers.add(name: "Content-Length", value: String(reply.body.utf8.count))
+                context.writeAndFlush(
+                    wrapOutboundOut(.head(HTTPResponseHead(version: requestHead.version, status: .ok, headers: headers))), promise: nil)
+                trickle(Array(reply.body.utf8)[...], every: interval, context: context)
+                return
+            case .storeThenClose:
+                context.close(promise: nil)
+                return
+            default:
+                break
             }
             if fault == .closeMidBody {
                 var headers = HTTPHeaders()
@@ -69,11 +93,25 @@ final class CollectorHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// Sends `bytes` one at a time, `interval` apart, while the client stays.
+    private func trickle(_ bytes: ArraySlice<UInt8>, every interval: Duration, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        guard let byte = bytes.first else {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            return
+        }
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: [byte])))), promise: nil)
+        context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(interval.nanoseconds)) {
+            self.trickle(bytes.dropFirst(), every: interval, context: context)
+        }
+    }
+
     private func respond(
         _ reply: CollectorReply, keepAlive: Bool, version: HTTPVersion, context: ChannelHandlerContext
     ) {
         var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "application/json")
+        for (name, value) in reply.headers.sorted(by: { $0.key < $1.key }) { headers.add(name: name, value: value) }
+        if !headers.contains(name: "Content-Type") { headers.add(name: "Content-Type", value: "application/json") }
         headers.add(name: "Content-Length", value: String(reply.body.utf8.count))
         if !keepAlive { headers.add(name: "Connection", value: "close") }
         if let retryAfter = reply.retryAfter { headers.add(name: "Retry-After", value: retryAfter) }

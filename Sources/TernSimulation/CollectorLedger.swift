@@ -30,6 +30,8 @@ struct CollectorReply: Sendable, Equatable {
     var retryAfter: String? = nil
     /// Close the connection instead of answering (what Traccar does when a value will not decode).
     var closeWithoutAnswer = false
+    /// Headers beside Content-Type (application/json unless given here) and Content-Length.
+    var headers: [String: String] = [:]
 }
 
 /// A way the collector misbehaves for one request (to test the uplinks against a bad server).
@@ -44,6 +46,16 @@ public enum CollectorFault: Sendable, Hashable {
     case slow(Duration)
     /// Never answer (the connection stays open until the client gives up).
     case stall
+    /// Answer this instead of the server, recording nothing: a redirect (`Location` in `headers`), a
+    /// captive portal's page.
+    case answer(status: Int, headers: [String: String] = [:], body: String = "")
+    /// Store the batch, then answer 200 with this body instead of the collector's (a receipt that
+    /// lies, a body of megabytes).
+    case storeThenAnswer(body: String)
+    /// Store the batch, then send its answer one byte every `interval`.
+    case storeThenTrickle(every: Duration)
+    /// Store the batch, then close the connection without an answer (a proxy dropping it).
+    case storeThenClose
 }
 
 /// The collector's bookkeeping, independent of the network: decodes batches (Tern's protocol at

@@ -59,7 +59,9 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.setSynchronous(options.synchronous, on: pool, path: path)
             try Self.quickCheck(pool, path: path)
+            let applied = try pool.read { db in try Schema.migrator.appliedIdentifiers(db) }
             try Schema.migrator.migrate(pool)
+            if !applied.isEmpty && !applied.contains("v4") { try Self.markSalvagedBeforeV4(path: path, pool: pool) }
         } catch {
             throw QueueError.map(error, path: path)
         }
@@ -205,9 +207,11 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
     /// a power cut can undo the delete, and the positions then go again, which the server drops by
     /// their ids; every stored position stays stored, since the next store's fsync covers the WAL up to
     /// it (and a torn, unsynced tail is discarded by the WAL's checksums). One fsync and its WAL page
-    /// less per upload (README, "SD card wear").
+    /// less per upload (README, "SD card wear"). Except with the `reject-new` overflow policy: there a
+    /// delete undone by a power cut would bring delivered rows back and could make a full queue refuse
+    /// new positions, so acknowledgements are fsynced like stores.
     public func acknowledge(through sequence: Int64) async throws {
-        try await writeFreeingBallast(synced: false) { db in
+        try await writeFreeingBallast(synced: options.capacity.overflow == .rejectNew) { db in
             try db.execute(sql: "DELETE FROM positions WHERE seq <= ?", arguments: [sequence])
             let deleted = db.changesCount
             self.depth.withLock { $0 = $0.map { $0 - deleted } }

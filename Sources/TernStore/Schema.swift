@@ -49,6 +49,18 @@ enum Schema {
             // Running totals that must survive restarts: positions dropped by the capacity rules, by rule.
             try db.execute(sql: "CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)")
         }
+        migrator.registerMigration("v4") { db in
+            // Damaged queues being salvaged into this one (`openRecovering`): the file (its name beside
+            // the queue), how far it was copied, whether it is done. A salvage cut short (a crash, a
+            // power cut, the memory limit) resumes from here at the next start.
+            try db.execute(sql: """
+                CREATE TABLE salvage (
+                    source TEXT PRIMARY KEY,
+                    copied_through INTEGER NOT NULL,
+                    done INTEGER NOT NULL DEFAULT 0
+                )
+                """)
+        }
         return migrator
     }
 }

@@ -8,8 +8,10 @@ import TernCore
 ///
 /// Every request carries `Idempotency-Key: <device>-<first seq>-<last seq>`, so a retried batch
 /// has the same key; the server also dedups by position id. A 2xx may carry a `WireReceipt` saying
-/// how much of the batch the server stored (and which record it refuses); without one, all of it. Create the `HTTPClient` with
-/// `HTTPUplink.clientConfiguration()` so that connection failures are reported promptly.
+/// how much of the batch the server stored (and which record it refuses); only a receipt or an empty
+/// answer deletes anything (`WireReceipt`), never a page a portal or a proxy sent. Create the
+/// `HTTPClient` with `UplinkHTTPSettings.clientConfiguration(for:)` (no redirects followed, failed
+/// connects reported at once).
 public final class HTTPUplink: Uplink, Sendable {
     private let url: URL
     private let device: String
@@ -30,45 +32,21 @@ public final class HTTPUplink: Uplink, Sendable {
         self.token = token
     }
 
-    /// A client configuration suited to the uplink: a failed connect (refused, no route, DNS)
-    /// fails the attempt at once instead of being retried inside the client until the timeout,
-    /// so the forwarder's own backoff decides when to try again.
-    public static func clientConfiguration() -> HTTPClient.Configuration {
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.retryConnectionEstablishment = false
-        return configuration
-    }
-
     /// Sends `batch`; an empty batch is delivered without a request.
     public func send(_ batch: [QueuedPosition]) async -> UplinkResult {
         guard !batch.isEmpty else { return .delivered }
         let key = idempotencyKey(batch)
         let result: UplinkResult
         do {
-            let request = try makeRequest(batch, idempotencyKey: key)
-            let response = try await httpClient.execute(
-                request, timeout: .nanoseconds(timeout.nanoseconds), logger: logger)
-            let body = await Self.prefix(of: response.body, limit: 4096)
-            let status = ResponseClassifier.classify(
-                status: Int(response.status.code), body: body, retryAfter: response.headers.first(name: "Retry-After"))
-            result = status == .delivered ? WireReceipt.outcome(body: body, batch: batch) : status
+            let answer = try await UplinkExchange.perform(
+                try makeRequest(batch, idempotencyKey: key), client: httpClient, deadline: timeout, logger: logger)
+            result = (200..<300).contains(answer.status)
+                ? WireReceipt.outcome(answer, batch: batch) : ResponseClassifier.classify(answer, url: url)
         } catch {
             result = ResponseClassifier.classify(error: error)
         }
         logger.debug("uplink attempt", metadata: ["key": "\(key)", "count": "\(batch.count)", "result": "\(result)"])
         return result
-    }
-
-    /// The start of the response body for messages; the rest is drained. A body that fails
-    /// to arrive does not change the outcome: the status already decided it.
-    private static func prefix(of body: HTTPClientResponse.Body, limit: Int) async -> String {
-        var bytes: [UInt8] = []
-        do {
-            for try await chunk in body where bytes.count < limit {
-                bytes += chunk.readableBytesView.prefix(limit - bytes.count)
-            }
-        } catch {}
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `<device>-<first seq>-<last seq>`.

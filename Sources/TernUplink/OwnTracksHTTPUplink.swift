@@ -15,6 +15,7 @@ import TernCore
 /// are retryable, with the server's `Retry-After`. A repeat after a lost answer carries the same
 /// `tern_id`; the Recorder itself appends it to its history again (it keeps no ids).
 public final class OwnTracksHTTPUplink: Uplink, Sendable {
+    private let url: URL
     private let endpoint: String
     private let user: String
     private let device: String
@@ -27,7 +28,8 @@ public final class OwnTracksHTTPUplink: Uplink, Sendable {
 
     /// `url`: `uplink.url`; `username`/`password`: `uplink.username`/`uplink.password` (the Recorder's
     /// user, `tern` when unset; basic authentication when set); `trackerID`: `uplink.tracker_id`;
-    /// `timeout`: per request. Create `httpClient` with `HTTPUplink.clientConfiguration()`.
+    /// `timeout`: per request, its answer included. Create `httpClient` with
+    /// `UplinkHTTPSettings.clientConfiguration(for:)`.
     public init(
         url: URL, device: String, username: String?, password: String?, trackerID: String?,
         httpClient: HTTPClient, timeout: Duration, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
@@ -40,6 +42,7 @@ public final class OwnTracksHTTPUplink: Uplink, Sendable {
         if username?.isEmpty ?? true, password?.isEmpty == false {
             throw UplinkConfigError(key: "uplink.username", "is empty but uplink.password is set: set both or neither")
         }
+        self.url = url
         user = username.flatMap { $0.isEmpty ? nil : $0 } ?? "tern"
         endpoint = Self.endpoint(url, user: user, device: device)
         authorization = username.flatMap { $0.isEmpty ? nil : $0 }.map { name in
@@ -74,12 +77,8 @@ public final class OwnTracksHTTPUplink: Uplink, Sendable {
             return .rejected(sequence: queued.sequence, reason: error.description)
         }
         do {
-            let response = try await httpClient.execute(request, timeout: .nanoseconds(timeout.nanoseconds), logger: logger)
-            let body = String(buffer: try await response.body.collect(upTo: 64 * 1024))
-            return Self.classify(
-                status: Int(response.status.code), body: body,
-                retryAfter: ResponseClassifier.retryAfter(response.headers.first(name: "Retry-After")),
-                sequence: queued.sequence)
+            let answer = try await UplinkExchange.perform(request, client: httpClient, deadline: timeout, logger: logger)
+            return Self.classify(answer, url: url, sequence: queued.sequence)
         } catch {
             return ResponseClassifier.classify(error: error)
         }
@@ -97,12 +96,20 @@ public final class OwnTracksHTTPUplink: Uplink, Sendable {
         return request
     }
 
-    /// What the Recorder's answer to one position means (pure).
-    static func classify(status: Int, body: String, retryAfter: Duration?, sequence: Int64) -> UplinkResult {
-        let detail = body.isEmpty ? "" : ": \(body.prefix(200))"
+    /// What the Recorder's answer to one position means (pure). A 2xx counts only as the OwnTracks
+    /// HTTP mode defines it (booklet, "HTTP"): a JSON array (`[]`, or cards and friends' locations,
+    /// however long), or nothing; a page a portal or a proxy sent is not the Recorder's answer.
+    static func classify(_ answer: UplinkAnswer, url: URL, sequence: Int64) -> UplinkResult {
+        let status = answer.status
+        let detail = answer.body.isEmpty ? "" : ": \(answer.text.prefix(200))"
         switch status {
         case 200..<300:
+            guard answer.bodyIsBlank || answer.firstCharacter == "[" else {
+                return ResponseClassifier.notTheServersAnswer(answer, expected: "an OwnTracks Recorder answers a JSON array")
+            }
             return .delivered
+        case 300..<400:
+            return ResponseClassifier.redirect(answer, from: url)
         case 400, 422:
             return .rejected(sequence: sequence, reason: "the OwnTracks server refused position \(sequence) with HTTP \(status)\(detail)")
         case 401, 403:
@@ -114,10 +121,7 @@ public final class OwnTracksHTTPUplink: Uplink, Sendable {
                 reason: "the OwnTracks server has no such endpoint (HTTP 404)\(detail): check uplink.url "
                     + "(an OwnTracks Recorder takes positions at http://HOST:8083/pub)")
         default:
-            if case let .retryable(reason, _) = ResponseClassifier.classify(status: status, body: body) {
-                return .retryable(reason: reason, after: retryAfter)
-            }
-            return ResponseClassifier.classify(status: status, body: body)
+            return ResponseClassifier.classify(status: status, body: answer.text, retryAfter: answer.retryAfter)
         }
     }
 

@@ -18,6 +18,51 @@ public enum ResponseClassifier {
         }
     }
 
+    /// A non-2xx answer: a redirect (never followed: `redirect`), else as `classify(status:)`.
+    public static func classify(_ answer: UplinkAnswer, url: URL, now: Date = Date()) -> UplinkResult {
+        if (300..<400).contains(answer.status) { return redirect(answer, from: url) }
+        return classify(status: answer.status, body: answer.text, retryAfter: answer.retryAfter, now: now)
+    }
+
+    /// A 3xx to an upload. Following it would be wrong both ways: a 301/302/303 is resent as a GET
+    /// without the positions (and a captive portal's login page then answers 200), a 307/308 sends them
+    /// to a place nobody configured. So nothing counts as delivered; the uplink pauses (retried every
+    /// `backoff.maximum` and when the network changes) with a reason that names the target.
+    public static func redirect(_ answer: UplinkAnswer, from url: URL) -> UplinkResult {
+        guard let location = answer.location, let target = URL(string: location, relativeTo: url)?.absoluteURL else {
+            return .permanent(reason: "uplink.url answers HTTP \(answer.status) (a redirect) without a usable Location: check uplink.url; positions stay queued")
+        }
+        if target.host?.lowercased() == url.host?.lowercased(), url.scheme == "http", target.scheme == "https" {
+            return .permanent(reason: "uplink.url redirects to \(target.absoluteString) (HTTP \(answer.status)): set uplink.url to that https:// URL; positions stay queued until then")
+        }
+        if target.host?.lowercased() == url.host?.lowercased() {
+            return .permanent(reason: "uplink.url redirects to \(target.absoluteString) (HTTP \(answer.status)): set uplink.url to it if the server moved; positions stay queued until then")
+        }
+        return .permanent(
+            reason: "uplink.url redirects to \(target.absoluteString) (HTTP \(answer.status)): a captive portal (log this network in) "
+                + "or a moved server (then set uplink.url to it); positions stay queued")
+    }
+
+    /// Why the answer to a probe of `url` (`tern doctor`'s HEAD) shows that something else answers
+    /// for the server, or nil: a redirect, named with its target, or a 2xx web page (a captive
+    /// portal's, or another site's: no tracking server answers with one).
+    public static func probeProblem(_ answer: UplinkAnswer, url: URL) -> String? {
+        if (300..<400).contains(answer.status), case let .permanent(reason) = redirect(answer, from: url) { return reason }
+        if (200..<300).contains(answer.status), answer.contentType?.lowercased().hasPrefix("text/html") == true {
+            return "uplink.url answers with a web page (HTTP \(answer.status), text/html): a captive portal (log this network in) "
+                + "or not the tracking server's endpoint; positions stay queued until the server answers"
+        }
+        return nil
+    }
+
+    /// A 2xx that is not the server's word that it stored anything (a captive portal's page, a proxy's
+    /// error page): retried; nothing is deleted.
+    public static func notTheServersAnswer(_ answer: UplinkAnswer, expected: String) -> UplinkResult {
+        .retryable(
+            reason: "HTTP \(answer.status) with \(answer.described): not the server's answer (\(expected)); "
+                + "a captive portal or a proxy in the way? Positions stay queued")
+    }
+
     /// Whether a transport error means the server took the connection and closed it without an answer:
     /// what Traccar does when it cannot decode a value (a malformed record, not a dead network).
     public static func closedWithoutAnswer(_ error: any Error) -> Bool {
@@ -42,6 +87,7 @@ public enum ResponseClassifier {
     /// Transport failures are retryable, except a URL the client cannot use at all.
     public static func classify(error: any Error) -> UplinkResult {
         if error is CancellationError { return .retryable(reason: "upload cancelled") }
+        if let deadline = error as? UplinkDeadlineExceeded { return .retryable(reason: "\(deadline)") }
         if let httpError = error as? HTTPClientError {
             if unusableURL.contains(httpError) || "\(httpError)".contains("unsupportedScheme") {
                 return .permanent(reason: "invalid uplink URL (\(httpError)): check uplink.url")

@@ -11,7 +11,8 @@ import TernCore
 /// `parallel` that many go out together and only the contiguous prefix of successes counts as
 /// delivered (the rest are sent again: Traccar's duplicate filter drops a repeated time).
 ///
-/// Traccar's answers: 200 stored; 400 or 404 when it cannot place the position on a device (an
+/// Traccar's answers: an empty 200 stored (a 200 with a page is a portal's: kept, retried); a
+/// redirect pauses the uplink, naming the target; 400 or 404 when it cannot place the position on a device (an
 /// unknown device id): a configuration error that pauses the uplink, nothing is dropped; a
 /// connection closed without an answer when a value would not decode: when the next position then
 /// goes through, that one record is `.rejected` and the forwarder quarantines it after a few
@@ -78,10 +79,8 @@ public final class TraccarUplink: Uplink, Sendable {
     /// One position, one request.
     func sendOne(_ queued: QueuedPosition) async -> UplinkResult {
         do {
-            let response = try await httpClient.execute(try request(queued), timeout: .nanoseconds(timeout.nanoseconds), logger: logger)
-            // Drain the body so the connection is reused.
-            for try await _ in response.body {}
-            return classify(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"))
+            let answer = try await UplinkExchange.perform(try request(queued), client: httpClient, deadline: timeout, logger: logger)
+            return classify(answer)
         } catch {
             if ResponseClassifier.closedWithoutAnswer(error) {
                 return .rejected(
@@ -107,15 +106,21 @@ public final class TraccarUplink: Uplink, Sendable {
         }
     }
 
-    func classify(status: Int, retryAfter: String?) -> UplinkResult {
-        switch status {
+    /// Traccar's answer to one position. Its HTTP protocols answer a stored position with an empty
+    /// 200 (`BaseHttpProtocolDecoder.sendResponse`: the status and `Content-Length: 0`), so a 2xx
+    /// with a body is somebody else's page (a captive portal, a proxy) and deletes nothing.
+    func classify(_ answer: UplinkAnswer) -> UplinkResult {
+        switch answer.status {
+        case 200..<300:
+            answer.bodyIsBlank
+                ? .delivered : ResponseClassifier.notTheServersAnswer(answer, expected: "Traccar answers a stored position with an empty 200")
         case 400, 404:
             .permanent(
-                reason: "Traccar answered HTTP \(status): it has no device with identifier '\(device)'. Add one in Traccar "
+                reason: "Traccar answered HTTP \(answer.status): it has no device with identifier '\(device)'. Add one in Traccar "
                     + "(Devices → +, Identifier \(device)) or set `device` to an existing identifier; uplink.url must be the "
                     + "OsmAnd port (5055 by default)")
         default:
-            ResponseClassifier.classify(status: status, retryAfter: retryAfter)
+            ResponseClassifier.classify(answer, url: url)
         }
     }
 }

@@ -23,14 +23,19 @@ public struct UplinkHTTPSettings: Sendable, Hashable {
         self.proxy = proxy
     }
 
-    /// The client configuration for uploading to `url`. A failed connect (refused, no route, DNS)
-    /// fails the attempt at once instead of being retried inside the client until the timeout, so
-    /// the forwarder's own backoff decides when to try again. Throws when the CA file cannot be used.
+    /// The client configuration for uploading to `url`, the one every uplink and `tern doctor` use:
+    /// - redirects are never followed: a 3xx comes back as the answer, and is a failure that names
+    ///   its target (`ResponseClassifier.redirect`), because a followed 301/302 to a POST turns into
+    ///   a GET without the positions, and a captive portal's page would then count as delivered;
+    /// - a failed connect (refused, no route, DNS) fails the attempt at once instead of being retried
+    ///   inside the client until the timeout, so the forwarder's own backoff decides when to try again.
+    /// Throws when the CA file cannot be used.
     public func clientConfiguration(for url: URL?, environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> HTTPClient.Configuration
     {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.redirectConfiguration = .disallow
         configuration.timeout = .init(connect: .nanoseconds(connectTimeout.nanoseconds), read: .nanoseconds(readTimeout.nanoseconds))
         var tls = TLSConfiguration.makeClientConfiguration()
         if let caFile {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import Logging
 import TernApp
 import TernHardware
 import TernNMEA
@@ -99,7 +100,9 @@ extension Tern {
             return .read(bytes: bytes, sentences: framer.stats.sentences, checksumErrors: framer.stats.checksumErrors)
         }
 
-        /// nil when the server answers (any HTTP status; for MQTT a TCP connection), else why not.
+        /// nil when the server answers (any HTTP status but a redirect or a web page; for MQTT a TCP
+        /// connection), else why not: a redirect is named with its target (Tern never follows one), and a
+        /// 2xx web page is a captive portal's or another site's, not a tracking server's answer.
         static func reach(_ url: URL, caFile: String?, timeout: Duration) async -> String? {
             if url.scheme?.hasPrefix("mqtt") == true {
                 return tcpConnect(host: url.host ?? "", port: url.port ?? (url.scheme == "mqtts" ? 8883 : 1883), timeout: timeout)
@@ -111,8 +114,8 @@ extension Tern {
             do {
                 var request = HTTPClientRequest(url: url.absoluteString)
                 request.method = .HEAD
-                _ = try await client.execute(request, timeout: .seconds(15))
-                return nil
+                let answer = try await UplinkExchange.perform(request, client: client, deadline: .seconds(15), logger: Logger(label: "tern.doctor"))
+                return ResponseClassifier.probeProblem(answer, url: url)
             } catch {
                 return readable(error, url: url)
             }

@@ -92,6 +92,7 @@ extension Tern.NMEA {
                     for sentence in framer.append(Array(bytes)) { emit("  " + sentence.raw) }
                 }
                 if let fix = message.fix { emit(FixLine(fix).description) }
+                if let error = message.error { emit("  (daemon: \(error))") }
             }
             emit("the daemon closed the connection (stopped?)")
         }

@@ -25,6 +25,7 @@ import TernApp
         let directory = NSTemporaryDirectory() + "tern-secrets-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try config.write(toFile: directory + "/tern.toml", atomically: true, encoding: .utf8)
+        chmod(directory + "/tern.toml", 0o640)
         if let secrets {
             try secrets.write(toFile: directory + "/secrets.toml", atomically: true, encoding: .utf8)
             chmod(directory + "/secrets.toml", 0o640)
@@ -61,7 +62,34 @@ import TernApp
         let directory = try files(config: config, secrets: "[uplink]\ntoken = \"s3cret\"\n")
         chmod(directory + "/secrets.toml", 0o644)
         let sut = try TernConfig.load(path: directory + "/tern.toml")
-        #expect(sut.warnings.contains { $0.contains("secrets.toml is readable by every user") })
+        #expect(sut.warnings.contains { $0.contains("secrets.toml holds a secret and is readable by every user") })
+    }
+
+    @Test func aConfigHoldingATokenThatEveryoneCanReadIsWarnedAbout() throws {
+        let directory = try files(config: config, secrets: nil)
+        chmod(directory + "/tern.toml", 0o644)
+        let sut = try TernConfig.load(path: directory + "/tern.toml")
+        #expect(sut.warnings.contains { $0.contains("tern.toml holds a secret and is readable by every user") }, "\(sut.warnings)")
+    }
+
+    @Test func aConfigWithoutSecretsMayBeReadByEveryone() throws {
+        let directory = try files(config: "device = \"van-7\"\n[uplink]\nurl = \"https://tracker.example.org/p\"\n", secrets: nil)
+        chmod(directory + "/tern.toml", 0o644)
+        #expect(try TernConfig.load(path: directory + "/tern.toml").secretsWorldReadable == nil)
+    }
+
+    @Test(arguments: [
+        ("http://tracker.example.org/p", "token = \"t\"", "uplink.token would be sent unencrypted over http://"),
+        ("mqtt://broker.example.org", "username = \"u\"\npassword = \"p\"\nprotocol = \"mqtt\"", "uplink.password would be sent unencrypted over mqtt://"),
+    ])
+    func credentialsOverAnUnencryptedURLAreWarnedAbout(_ url: String, _ lines: String, _ warning: String) throws {
+        let sut = try TernConfig.parse("device = \"van-7\"\n[uplink]\nurl = \"\(url)\"\n\(lines)\n")
+        #expect(sut.warnings.contains { $0.hasPrefix(warning) }, "\(sut.warnings)")
+    }
+
+    @Test func credentialsOverHTTPSAreNotWarnedAbout() throws {
+        let sut = try TernConfig.parse("device = \"van-7\"\n[uplink]\nurl = \"https://tracker.example.org/p\"\ntoken = \"t\"\n")
+        #expect(!sut.warnings.contains { $0.contains("unencrypted") })
     }
 
     @Test func systemdCredentialsComeFirst() throws {

@@ -115,4 +115,38 @@ import TernTesting
             #expect((prometheusValue(later, "tern_fixes_seen_total") ?? 0) > before, "every scrape reads the daemon's counters afresh")
         }
     }
+
+    /// A listening socket on the loopback `port`: another program holding it.
+    private func holdPort(_ port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard fd >= 0, bound == 0, listen(fd, 1) == 0 else { throw POSIXError(.EADDRINUSE) }
+        return fd
+    }
+
+    @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
+    func aTakenMetricsPortKeepsTheDaemonTrackingAndIsBoundOnceFreed() async throws {
+        let port = try #require(LoopbackPort.free())
+        let holder = try holdPort(port)
+        var held = true
+        defer { if held { close(holder) } }
+        try await withDaemon(metrics: { "textfile_dir = \"\($0)/textfiles\"\nlisten = \"127.0.0.1:\(port)\"" }) { directory in
+            let textfile = directory + "/textfiles/tern.prom"
+            let reported = await eventually(within: .seconds(20)) {
+                let text = (try? String(contentsOfFile: textfile, encoding: .utf8)) ?? ""
+                return prometheusValue(text, "tern_service_problems") == 1 && (prometheusValue(text, "tern_fixes_accepted_total") ?? 0) > 0
+            }
+            #expect(reported, "the daemon tracks on and counts the taken port as a problem")
+            close(holder)
+            held = false
+            let served = await scrape("http://127.0.0.1:\(port)/metrics", within: .seconds(30)) { prometheusValue($0, "tern_service_problems") == 0 }
+            #expect(prometheusValue(served, "tern_service_problems") == 0, "the port is bound once freed, the problem gone: \(served.prefix(500))")
+        }
+    }
 }

@@ -60,4 +60,45 @@ import TernMetrics
             group.cancelAll()
         }
     }
+
+    /// A TCP connection to the loopback `port` that sends nothing.
+    private func idleConnection(to port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard fd >= 0, connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        return fd
+    }
+
+    /// Whether the server closes `fd` within `limit` (a read returns end of file).
+    private func closedByServer(_ fd: Int32, within limit: Duration) -> Bool {
+        var timeout = timeval(tv_sec: Int(limit.components.seconds), tv_usec: Int(limit.components.attoseconds / 1_000_000_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, 0) == 0
+    }
+
+    @Test func connectionsBeyondTheCapAreClosedAtOnceAndIdleOnesAtTheDeadline() async throws {
+        let sut = MetricsHTTPServer(
+            host: "127.0.0.1", port: 0, maxConnections: 2, connectionDeadline: .seconds(5), logger: Logger(label: "test")) { "x 1\n" }
+        let port = try await sut.start()
+        try await withThrowingTaskGroup { group in
+            group.addTask { try await sut.run() }
+            let idle = try [idleConnection(to: port), idleConnection(to: port)]
+            defer { idle.forEach { close($0) } }
+            try await Task.sleep(for: .milliseconds(200))  // both admitted
+            let third = try idleConnection(to: port)
+            defer { close(third) }
+            #expect(closedByServer(third, within: .seconds(2)), "a connection beyond the cap stayed open (the deadline is 5 s)")
+            for fd in idle { #expect(closedByServer(fd, within: .seconds(8)), "an idle connection outlived the deadline") }
+            let (data, _) = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/metrics")))
+            #expect(String(decoding: data, as: UTF8.self) == "x 1\n", "a scrape after the idle connections were closed")
+            group.cancelAll()
+        }
+    }
 }

@@ -29,7 +29,7 @@ struct Forward: AsyncParsableCommand {
         guard let url = URL(string: url) else { throw ValidationError("not a URL: \(url)") }
         let logger = Logger(label: "tern.queue.child")
         let queue = try SQLitePositionQueue(path: path, logger: logger)
-        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPUplink.clientConfiguration())
+        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try UplinkHTTPSettings().clientConfiguration(for: url, environment: [:]))
         let uplink = HTTPUplink(url: url, device: "crash-harness", httpClient: httpClient, timeout: .seconds(5), logger: logger)
         let forwarder = Forwarder(
             queue: TracedQueue(queue), uplink: TracedUplink(uplink), batchSize: batchSize, seed: seed, clock: ContinuousClock(),
@@ -81,7 +81,7 @@ struct Drain: AsyncParsableCommand {
         guard let url = URL(string: url) else { throw ValidationError("not a URL: \(url)") }
         let logger = Logger(label: "tern.queue.child")
         let queue = try SQLitePositionQueue(path: path, logger: logger)
-        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPUplink.clientConfiguration())
+        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try UplinkHTTPSettings().clientConfiguration(for: url, environment: [:]))
         let uplink = HTTPUplink(url: url, device: "crash-harness", httpClient: httpClient, timeout: .seconds(5), logger: logger)
         let forwarder = Forwarder(queue: queue, uplink: uplink, batchSize: 500, clock: ContinuousClock(), logger: logger)
         let emptied = await forwarder.drain(timeout: .seconds(30))

@@ -17,7 +17,7 @@ struct TernQueueChild: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tern-queue-child",
         abstract: "Writes to a Tern queue until its power is cut or it is killed (the crash harness's child).",
-        subcommands: [Enqueue.self, Forward.self, Drain.self])
+        subcommands: [Enqueue.self, Forward.self, Drain.self, Recover.self])
 }
 
 /// Prints one line of the protocol with a single write(2), at once: a line a killed child printed

@@ -13,6 +13,11 @@ import TernTesting
 /// files the crash left, not from files this check tidied up.
 enum QueueCheck {
     static func reopen(_ path: String) async throws -> [QueuedPosition] {
+        try await reopenWithSequence(path).queued
+    }
+
+    /// `reopen`, and the last sequence number the queue gave (`sqlite_sequence`; 0 before the first).
+    static func reopenWithSequence(_ path: String) async throws -> (queued: [QueuedPosition], lastSequence: Int64) {
         let queue = try SQLitePositionQueue(path: path, logger: .quiet()) { db in
             let code = ResultCode(rawValue: ctern_keep_wal_on_close(db.sqliteConnection))
             guard code == .SQLITE_OK else { throw DatabaseError(resultCode: code, message: "SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE") }
@@ -30,6 +35,9 @@ enum QueueCheck {
         guard stats.inQuarantine == 0, stats.dropped.total == 0, stats.depth == queued.count else {
             throw QueueError.corrupt(path: path, reason: "after reopening: \(stats), \(queued.count) positions read")
         }
-        return queued
+        let lastSequence = try await queue.pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'positions'") ?? 0
+        }
+        return (queued, lastSequence)
     }
 }

@@ -27,6 +27,7 @@ import TernTesting
             #expect(report.cuts == 48)
             #expect(report.stored > 100, "too few positions stored to mean anything (TERN_CRASH_SEED=\(Self.seed))")
             #expect(report.lost.isEmpty, "positions reported stored but missing after a power cut: \(report.lost) (TERN_CRASH_SEED=\(Self.seed))")
+            #expect(report.sequenceWentBack.isEmpty, "sequence numbers went back across cuts: \(report.sequenceWentBack) (TERN_CRASH_SEED=\(Self.seed))")
         }
     }
 
@@ -45,6 +46,7 @@ import TernTesting
             #expect(report.cuts == 48)
             #expect(report.released > 20, "too few acknowledgements to mean anything (TERN_CRASH_SEED=\(Self.seed))")
             #expect(report.lost.isEmpty, "positions reported stored but missing after a power cut: \(report.lost) (TERN_CRASH_SEED=\(Self.seed))")
+            #expect(report.sequenceWentBack.isEmpty, "sequence numbers went back across cuts: \(report.sequenceWentBack) (TERN_CRASH_SEED=\(Self.seed))")
         }
     }
 
@@ -133,6 +135,8 @@ struct PowerCutHarness {
         /// and before the child could print.
         var unreportedButKept = 0
         var seconds = 0.0
+        /// Cuts after which the queue's last sequence number was below one it had given before.
+        var sequenceWentBack: [String] = []
         /// Why the run stopped early (the child failed, the queue did not open clean).
         var failure: String?
 
@@ -167,6 +171,7 @@ struct PowerCutHarness {
         var random = SplitMix64(seed: seed)
         var expected: Set<UUID> = []
         var reported: Set<UUID> = []
+        var highestSequence: Int64 = 0
         for _ in 0..<cuts {
             let (cutOn, upTo) = maxOperations[Int.random(in: 0..<maxOperations.count, using: &random)]
             let crashAfter = Int64.random(in: 1...upTo, using: &random)
@@ -201,7 +206,11 @@ struct PowerCutHarness {
 
             let queued: Set<UUID>
             do {
-                queued = Set(try await QueueCheck.reopen(path).map(\.position.id))
+                let (positions, lastSequence) = try await QueueCheck.reopenWithSequence(path)
+                queued = Set(positions.map(\.position.id))
+                let highest = max(highestSequence, positions.map(\.sequence).max() ?? 0)
+                if lastSequence < highest { report.sequenceWentBack.append("after cut \(report.cuts): \(lastSequence) < \(highest)") }
+                highestSequence = max(highest, lastSequence)
             } catch {
                 report.failure = "after cut \(report.cuts) (\(command)): \(error)"
                 return

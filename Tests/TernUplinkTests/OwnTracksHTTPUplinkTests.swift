@@ -11,7 +11,7 @@ import TernCore
         _ body: (OwnTracksHTTPUplink, RecorderStub) async throws -> Void
     ) async throws {
         let recorder = try await RecorderStub.start(replies: replies)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPUplink.clientConfiguration())
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try UplinkHTTPSettings().clientConfiguration(for: nil, environment: [:]))
         do {
             let sut = try OwnTracksHTTPUplink(
                 url: recorder.url, device: "pi-gps-01", username: username, password: password, trackerID: nil,

@@ -27,7 +27,7 @@ enum UplinkFixture {
     ) async throws {
         let collector = Collector(logger: quiet)
         try await collector.start()
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPUplink.clientConfiguration())
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try UplinkHTTPSettings().clientConfiguration(for: collector.url, environment: [:]))
         let sut = HTTPUplink(
             url: collector.url, device: device, httpClient: client, timeout: timeout, logger: quiet)
         do {

@@ -129,6 +129,8 @@ else
 fi
 perm=$(x stat -c '%U:%G %a' /var/lib/tern 2>/dev/null || true)
 if [ "$perm" = "tern:tern 750" ]; then ok "/var/lib/tern tern:tern 750"; else fail "/var/lib/tern is '$perm' (want tern:tern 750)"; fi
+perm=$(x stat -c '%U:%G %a' /etc/tern/tern.toml 2>/dev/null || true)
+if [ "$perm" = "root:tern 640" ]; then ok "/etc/tern/tern.toml root:tern 640 (it may hold uplink.token)"; else fail "/etc/tern/tern.toml is '$perm' (want root:tern 640)"; fi
 check "conffile /etc/tern/tern.toml registered" sh_in "dpkg-query -W -f='\${Conffiles}' tern | grep -q /etc/tern/tern.toml"
 check "udev rule, unit (ExecStart=/usr/bin/tern), man page installed" sh_in \
     "test -f /lib/udev/rules.d/60-tern-gpio.rules && grep -q '^ExecStart=/usr/bin/tern run' /lib/systemd/system/tern.service && test -f /usr/share/man/man1/tern.1.gz"
