@@ -65,7 +65,7 @@ public struct Daemon: Sendable {
             parts.synchronisedTime = SystemClock.synchronisedTime
             parts.seen = { tap.fix($0) }
             let pipeline = try Pipeline(config: config, parts: parts, httpClient: httpClient, clock: ContinuousClock(), logger: logger)
-            try await run(pipeline, extra: [maintenance(queue, clock: ContinuousClock()), control(pipeline, tap: tap, port: serialPort)])
+            try await run(pipeline, extra: [maintenance(queue, clock: ContinuousClock()), QueueDamageWatch(queue: queue), control(pipeline, tap: tap, port: serialPort)])
         case let .simulated(speed, seed):
             let board = try SimulatedBoard(speed: speed, seed: seed)
             var collector: Collector?
@@ -87,7 +87,9 @@ public struct Daemon: Sendable {
             parts.seen = { tap.fix($0) }
             let pipeline = try Pipeline(config: config, parts: parts, httpClient: httpClient, clock: board.clock, logger: logger)
             // Housekeeping in simulated time too, so the board writes the card as a tracker does per position.
-            try await run(pipeline, extra: [board.service, maintenance(queue, clock: board.clock), control(pipeline, tap: tap, port: board.serialPort)])
+            try await run(
+                pipeline,
+                extra: [board.service, maintenance(queue, clock: board.clock), QueueDamageWatch(queue: queue), control(pipeline, tap: tap, port: board.serialPort)])
             let checked = audit.summary
             if checked.isClean {
                 logger.notice(
@@ -107,7 +109,9 @@ public struct Daemon: Sendable {
         let metrics = try await MetricsPublisher(config: config, pipeline: pipeline, started: started, problems: problems, logger: logger.labelled("tern.metrics")).services()
         let services = extra + pipeline.services + metrics + [watchdog(pipeline, started: started), statusPublisher(pipeline, started: started)]
         let group = ServiceGroup(configuration: .init(
-            services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            // A damaged queue ends the group gracefully (what waits is written), then tern exits to be restarted.
+            services: services.map { .init(service: $0, failureTerminationBehavior: $0 is QueueDamageWatch ? .gracefullyShutdownGroup : .cancelGroup) },
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try? notifier.ready()
         logger.notice("tern running", metadata: ["device": "\(config.device)", "queue": "\(config.queuePath)"])
         defer { try? notifier.stopping() }

@@ -60,7 +60,7 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
             serialPort: parts.serialPort, powerSwitch: parts.powerSwitch,
             options: parts.receiverOptions, logger: logger.labelled("tern.receiver"), clock: clock)
         do {
-            uplink = try Self.uplink(config: config, url: parts.uplinkURL, httpClient: httpClient, logger: logger.labelled("tern.uplink"))
+            uplink = try Self.uplink(config: config, url: parts.uplinkURL, queueID: parts.queue.queueID, httpClient: httpClient, logger: logger.labelled("tern.uplink"))
         } catch {
             throw ConfigError(key: error.key, error.message)
         }
@@ -79,11 +79,11 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// The uplink `uplink.protocol` names.
-    static func uplink(config: TernConfig, url: URL, httpClient: HTTPClient, logger: Logger) throws(UplinkConfigError) -> any Uplink {
+    static func uplink(config: TernConfig, url: URL, queueID: UUID, httpClient: HTTPClient, logger: Logger) throws(UplinkConfigError) -> any Uplink {
         let settings = config.uplink
         switch settings.protocol {
         case .tern:
-            return HTTPUplink(url: url, device: config.device, httpClient: httpClient, timeout: settings.timeout, logger: logger, token: settings.token)
+            return HTTPUplink(url: url, device: config.device, queueID: queueID, httpClient: httpClient, timeout: settings.timeout, logger: logger, token: settings.token)
         case .traccar:
             return TraccarUplink(
                 url: url, device: config.device, format: settings.traccarFormat, httpClient: httpClient, parallel: settings.parallel,

@@ -14,6 +14,8 @@ final class RecordingQueue: PositionQueue {
         self.stored = stored
     }
 
+    var queueID: UUID { base.queueID }
+
     var enqueuedIDs: [UUID] { ids.withLock { $0 } }
 
     func enqueue(_ position: Position) async throws -> Int64 {

@@ -15,7 +15,7 @@ struct TernBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tern-bench",
         abstract: "Benchmarks that print one JSON object.",
-        subcommands: [NMEABench.self, PolicyBench.self, SeedsBench.self, BoundsBench.self, LatencyBench.self, QueueBench.self, UplinkBench.self, MemoryBench.self, WearBench.self])
+        subcommands: [NMEABench.self, PolicyBench.self, SeedsBench.self, BoundsBench.self, LatencyBench.self, QueueBench.self, UplinkBench.self, HostileBench.self, MemoryBench.self, WearBench.self])
 }
 
 struct NMEABench: ParsableCommand {

@@ -57,7 +57,7 @@ struct UplinkBench: AsyncParsableCommand {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try UplinkHTTPSettings().clientConfiguration(for: collector.url))
         let uplink: any Uplink =
             name == "tern"
-            ? HTTPUplink(url: collector.url, device: "tern-bench", httpClient: client, timeout: .seconds(30), logger: logger)
+            ? HTTPUplink(url: collector.url, device: "tern-bench", queueID: queue.queueID, httpClient: client, timeout: .seconds(30), logger: logger)
             : TraccarUplink(
                 url: URL(string: "http://127.0.0.1:\(collector.port)/osmand")!, device: "tern-bench", httpClient: client,
                 timeout: .seconds(30), logger: logger)

@@ -192,6 +192,9 @@ public protocol LocationFilter: Sendable {
 
 /// The durable store-and-forward queue.
 public protocol PositionQueue: Sendable {
+    /// Drawn once when the queue was created: with it, a sequence number names one position across
+    /// every queue a device ever had (the uplinks' idempotency keys).
+    var queueID: UUID { get }
     /// Durably stores a position; returns its sequence number. Returns once the write is on disk.
     @discardableResult
     func enqueue(_ position: Position) async throws -> Int64

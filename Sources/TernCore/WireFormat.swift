@@ -3,22 +3,26 @@ import Foundation
 /// The JSON body Tern POSTs to the server: one batch of positions, oldest first.
 ///
 /// ```json
-/// {"device":"tern-01","positions":[{"id":"6F9619FF-…","seq":12,"time":"2026-11-21T02:30:00.000Z",
+/// {"device":"tern-01","queue":"0E8C…","positions":[{"id":"6F9619FF-…","seq":12,"time":"2026-11-21T02:30:00.000Z",
 ///   "lat":45.81,"lon":15.97,"alt":120.5,"speed":1.2,"course":87.0,"quality":1,
 ///   "satellites":9,"hdop":0.9,"accuracy":3.6}]}
 /// ```
 /// `id` is stable across retries: the server must treat a repeated `id` as the same position.
+/// `queue` names the queue that numbered `seq` (drawn when it was created): a device whose queue
+/// was created afresh numbers from 1 again, under another `queue` (absent from Tern before 0.9).
 public struct WireBatch: Sendable, Hashable, Codable {
     public var device: String
+    public var queue: UUID?
     public var positions: [WirePosition]
 
-    public init(device: String, positions: [WirePosition]) {
+    public init(device: String, queue: UUID? = nil, positions: [WirePosition]) {
         self.device = device
+        self.queue = queue
         self.positions = positions
     }
 
-    public init(device: String, queued: [QueuedPosition]) {
-        self.init(device: device, positions: queued.map(WirePosition.init))
+    public init(device: String, queue: UUID? = nil, queued: [QueuedPosition]) {
+        self.init(device: device, queue: queue, positions: queued.map(WirePosition.init))
     }
 
     public static func encoder() -> JSONEncoder {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import Synchronization
 import TernCore
 
@@ -26,13 +27,16 @@ public final class Collector: Sendable {
     }
 
     private let host: String
+    private let tls: NIOSSLContext?
     private let logger: Logger
     private let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     private let state: Mutex<State>
 
-    /// `port` 0 picks a free port at `start()`; it is kept across `goOffline()`/`goOnline()`.
-    public init(host: String = "127.0.0.1", port: Int = 0, logger: Logger) {
+    /// `port` 0 picks a free port at `start()`; it is kept across `goOffline()`/`goOnline()`. With
+    /// `tls`, it serves https (with that context's certificate) instead of http.
+    public init(host: String = "127.0.0.1", port: Int = 0, tls: NIOSSLContext? = nil, logger: Logger) {
         self.host = host
+        self.tls = tls
         self.logger = logger
         state = Mutex(State(boundPort: port))
     }
@@ -45,10 +49,10 @@ public final class Collector: Sendable {
     /// The bound port (the requested one before `start()`).
     public var port: Int { state.withLock { $0.boundPort } }
 
-    /// `http://HOST:PORT/positions`.
+    /// `http://HOST:PORT/positions` (https with TLS).
     public var url: URL {
         let hostPart = host.contains(":") ? "[\(host)]" : host
-        guard let url = URL(string: "http://\(hostPart):\(port)\(CollectorLedger.path)") else {
+        guard let url = URL(string: "\(tls == nil ? "http" : "https")://\(hostPart):\(port)\(CollectorLedger.path)") else {
             preconditionFailure("collector host \(host) does not form a valid URL")
         }
         return url
@@ -106,6 +110,7 @@ public final class Collector: Sendable {
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls = self.tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(CollectorHandler(collector: self))
                     self.track(channel)

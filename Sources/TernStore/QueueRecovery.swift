@@ -46,12 +46,16 @@ extension SQLitePositionQueue {
         now: Date = Date(), step: (QueueRecoveryStep) -> Void = { _ in }
     ) throws -> (queue: SQLitePositionQueue, recovery: QueueRecovery?) {
         completeInterruptedMove(path)
-        var damage: String?
-        if FileManager.default.fileExists(atPath: path) {
+        let marker = damageMarker(path)
+        var damage = FileManager.default.contents(atPath: marker).map {
+            "found corrupt while running: " + String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        if damage == nil, FileManager.default.fileExists(atPath: path) {
             do {
                 let queue = try SQLitePositionQueue(path: path, options: options, logger: logger)
                 try queue.pool.read { db in _ = try Row.fetchAll(db, sql: "SELECT * FROM positions ORDER BY seq LIMIT 1") }
                 let resumed = try queue.salvagePending(logger: logger, now: now, step: step)
+                _ = try queue.importSpill(logger: logger)
                 return (queue, resumed)
             } catch let QueueError.corrupt(_, why) {
                 damage = why
@@ -64,6 +68,8 @@ extension SQLitePositionQueue {
             for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
                 try FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
             }
+            // Moved: the marker has done its work (a crash from here on resumes from the files aside).
+            try? FileManager.default.removeItem(atPath: marker)
             step(.movedAside)
             logger.critical(
                 "queue database was damaged: moved it aside; salvaging what reads into a new queue, tracking goes on",
@@ -71,6 +77,7 @@ extension SQLitePositionQueue {
         }
         let queue = try SQLitePositionQueue(path: path, options: options, logger: logger)
         let recovery = try queue.salvagePending(logger: logger, now: now, step: step)
+        _ = try queue.importSpill(logger: logger)
         guard var report = recovery else { return (queue, nil) }
         if let damage { report.reason = damage }
         return (queue, report)

@@ -20,11 +20,15 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
     /// Where the database lives.
     public let path: String
     public let options: Options
+    /// Drawn once when the database was created (schema v5): scopes this queue's sequence numbers.
+    public let queueID: UUID
     let pool: DatabasePool
     let ballast: Ballast
     let logger: Logger
     /// Positions in the table, kept by this (only) writer so capacity checks need no COUNT(*).
     private let depth = Mutex<Int?>(nil)
+    /// Why the database was found corrupt while running (`QueueDamage.swift`), or nil.
+    let damaged = Mutex<String?>(nil)
 
     /// Longest `quick_check` at open before it is interrupted (the queue is then opened unchecked).
     public static let quickCheckTimeLimit = Duration.seconds(10)
@@ -62,10 +66,20 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
             let applied = try pool.read { db in try Schema.migrator.appliedIdentifiers(db) }
             try Schema.migrator.migrate(pool)
             if !applied.isEmpty && !applied.contains("v4") { try Self.markSalvagedBeforeV4(path: path, pool: pool) }
+            queueID = try Self.readQueueID(pool, path: path)
         } catch {
             throw QueueError.map(error, path: path)
         }
         ballast.reserve()
+    }
+
+    /// The identity the v5 migration drew.
+    private static func readQueueID(_ pool: DatabasePool, path: String) throws -> UUID {
+        let text = try pool.read { db in try String.fetchOne(db, sql: "SELECT queue_id FROM identity WHERE id = 1") }
+        guard let text, let id = UUID(uuidString: text) else {
+            throw QueueError.corrupt(path: path, reason: "the identity table holds no queue id (\(text ?? "no row"))")
+        }
+        return id
     }
 
     /// GRDB switches the writer to WAL with `synchronous = NORMAL` after `prepareDatabase`: set the
@@ -122,9 +136,16 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
     }
 
     /// Stores positions in one transaction (one fsync), applying the capacity rules in it.
+    /// Once the database was found corrupt, positions go to the spill file instead (fsynced: as
+    /// durable), until the restart salvages both (`QueueDamage.swift`).
     public func enqueue(contentsOf positions: [Position]) async throws -> EnqueueResult {
         guard !positions.isEmpty else { return EnqueueResult(stored: 0) }
-        return try await store(positions) { _ in () }.result
+        if damage != nil { return try spill(positions) }
+        do {
+            return try await store(positions) { _ in () }.result
+        } catch QueueError.corrupt {
+            return try spill(positions)
+        }
     }
 
     /// Stores `positions` in one transaction, applying the capacity rules, and runs `then` in the
@@ -376,7 +397,7 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
     /// A passive checkpoint: the WAL's pages into the database file, without waiting for readers.
     func checkpoint() async throws {
         do { try await pool.writeWithoutTransaction { db in try db.checkpoint(.passive) } } catch {
-            throw QueueError.map(error, path: path)
+            throw noted(QueueError.map(error, path: path))
         }
     }
 
@@ -401,11 +422,17 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
         } catch {
             // A failed transaction rolled back: the cached depth may be off.
             depth.withLock { $0 = nil }
-            throw QueueError.map(error, path: path)
+            throw noted(QueueError.map(error, path: path))
         }
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        do { return try await pool.read(body) } catch { throw QueueError.map(error, path: path) }
+        do { return try await pool.read(body) } catch { throw noted(QueueError.map(error, path: path)) }
+    }
+
+    /// A corruption found while running marks the queue damaged (`noteDamage`).
+    private func noted(_ error: QueueError) -> QueueError {
+        if case let .corrupt(_, reason) = error { noteDamage(reason) }
+        return error
     }
 }

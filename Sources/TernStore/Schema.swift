@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The queue's schema, one migration per version. Migrations only add: queued positions are never
@@ -60,6 +61,14 @@ enum Schema {
                     done INTEGER NOT NULL DEFAULT 0
                 )
                 """)
+        }
+        migrator.registerMigration("v5") { db in
+            // This queue's identity, drawn once when the queue is created: part of every idempotency
+            // key and of the `tern` protocol's batch, so a queue created afresh (a deleted file, a
+            // salvage into a new file, a second board cloned from one image) never repeats another
+            // queue's keys, though its sequence numbers may.
+            try db.execute(sql: "CREATE TABLE identity (id INTEGER PRIMARY KEY CHECK (id = 1), queue_id TEXT NOT NULL)")
+            try db.execute(sql: "INSERT INTO identity (id, queue_id) VALUES (1, ?)", arguments: [UUID().uuidString])
         }
         return migrator
     }

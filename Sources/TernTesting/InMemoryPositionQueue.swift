@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import TernCore
 
@@ -11,8 +12,9 @@ public final class InMemoryPositionQueue: PositionQueue {
     }
 
     private let state = Mutex(State())
+    public let queueID: UUID
 
-    public init() {}
+    public init(queueID: UUID = UUID()) { self.queueID = queueID }
 
     public var items: [QueuedPosition] { state.withLock { $0.items } }
 

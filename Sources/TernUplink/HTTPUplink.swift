@@ -6,8 +6,9 @@ import TernCore
 /// Uploads batches as `WireBatch` JSON with one HTTP POST each (http or https): Tern's own protocol,
 /// the fastest (README, "The server contract").
 ///
-/// Every request carries `Idempotency-Key: <device>-<first seq>-<last seq>`, so a retried batch
-/// has the same key; the server also dedups by position id. A 2xx may carry a `WireReceipt` saying
+/// Every request carries `Idempotency-Key: <device>-<queue id>-<first seq>-<last seq>`, so a retried
+/// batch has the same key and no other queue's batch ever has it (a queue created afresh numbers from
+/// 1 again); the server also dedups by position id. A 2xx may carry a `WireReceipt` saying
 /// how much of the batch the server stored (and which record it refuses); only a receipt or an empty
 /// answer deletes anything (`WireReceipt`), never a page a portal or a proxy sent. Create the
 /// `HTTPClient` with `UplinkHTTPSettings.clientConfiguration(for:)` (no redirects followed, failed
@@ -15,17 +16,20 @@ import TernCore
 public final class HTTPUplink: Uplink, Sendable {
     private let url: URL
     private let device: String
+    private let queueID: UUID
     private let token: String?
     private let httpClient: HTTPClient
     private let timeout: Duration
     private let logger: Logger
 
-    /// `timeout` bounds the whole request (connect, send, answer); `token` adds `Authorization: Bearer`.
+    /// `queueID` is the queue's the batches come from (`PositionQueue.queueID`); `timeout` bounds the
+    /// whole request (connect, send, answer); `token` adds `Authorization: Bearer`.
     public init(
-        url: URL, device: String, httpClient: HTTPClient, timeout: Duration, logger: Logger, token: String? = nil
+        url: URL, device: String, queueID: UUID, httpClient: HTTPClient, timeout: Duration, logger: Logger, token: String? = nil
     ) {
         self.url = url
         self.device = device
+        self.queueID = queueID
         self.httpClient = httpClient
         self.timeout = timeout
         self.logger = logger
@@ -43,19 +47,24 @@ public final class HTTPUplink: Uplink, Sendable {
             result = (200..<300).contains(answer.status)
                 ? WireReceipt.outcome(answer, batch: batch) : ResponseClassifier.classify(answer, url: url)
         } catch {
-            result = ResponseClassifier.classify(error: error)
+            result = ResponseClassifier.classify(error: error, url: url)
         }
         logger.debug("uplink attempt", metadata: ["key": "\(key)", "count": "\(batch.count)", "result": "\(result)"])
         return result
     }
 
-    /// `<device>-<first seq>-<last seq>`.
+    /// `<device>-<queue id>-<first seq>-<last seq>`.
     func idempotencyKey(_ batch: [QueuedPosition]) -> String {
-        "\(device)-\(batch.first?.sequence ?? 0)-\(batch.last?.sequence ?? 0)"
+        "\(device)-\(queueID.uuidString)-\(batch.first?.sequence ?? 0)-\(batch.last?.sequence ?? 0)"
+    }
+
+    /// The request body: the batch as `WireBatch` JSON, naming the device and the queue.
+    func body(_ batch: [QueuedPosition]) throws -> Data {
+        try WireBatch.encoder().encode(WireBatch(device: device, queue: queueID, queued: batch))
     }
 
     func makeRequest(_ batch: [QueuedPosition], idempotencyKey: String) throws -> HTTPClientRequest {
-        let body = try WireBatch.encoder().encode(WireBatch(device: device, queued: batch))
+        let body = try body(batch)
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")

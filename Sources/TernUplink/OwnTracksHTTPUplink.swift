@@ -80,7 +80,7 @@ public final class OwnTracksHTTPUplink: Uplink, Sendable {
             let answer = try await UplinkExchange.perform(request, client: httpClient, deadline: timeout, logger: logger)
             return Self.classify(answer, url: url, sequence: queued.sequence)
         } catch {
-            return ResponseClassifier.classify(error: error)
+            return ResponseClassifier.classify(error: error, url: url)
         }
     }
 

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import NIOSSL
 import TernCore
 
 /// Turns an HTTP status or a transport error into an `UplinkResult` (pure).
@@ -84,10 +85,13 @@ public enum ResponseClassifier {
     private static let unusableURL: [HTTPClientError] = [.invalidURL, .emptyHost, .emptyScheme, .missingSocketPath]
     private static let timeouts: [HTTPClientError] = [.deadlineExceeded, .connectTimeout, .readTimeout, .writeTimeout]
 
-    /// Transport failures are retryable, except a URL the client cannot use at all.
-    public static func classify(error: any Error) -> UplinkResult {
+    /// Transport failures are retryable, except a URL the client cannot use at all and a certificate
+    /// that does not verify (`tlsProblem`): those pause the uplink naming the fix, and are retried every
+    /// `backoff_max` all the same (a clock set later, a certificate renewed).
+    public static func classify(error: any Error, url: URL? = nil, now: Date = Date()) -> UplinkResult {
         if error is CancellationError { return .retryable(reason: "upload cancelled") }
         if let deadline = error as? UplinkDeadlineExceeded { return .retryable(reason: "\(deadline)") }
+        if let problem = tlsProblem(error, url: url, now: now) { return .permanent(reason: problem) }
         if let httpError = error as? HTTPClientError {
             if unusableURL.contains(httpError) || "\(httpError)".contains("unsupportedScheme") {
                 return .permanent(reason: "invalid uplink URL (\(httpError)): check uplink.url")
@@ -96,6 +100,25 @@ public enum ResponseClassifier {
             return .retryable(reason: "network error: \(describe(httpError))")
         }
         return .retryable(reason: "network error: \(describe(error))")
+    }
+
+    /// What is wrong with the server's certificate, naming the fix, or nil for any other error. The
+    /// certificate is always verified (against the system's CAs or `uplink.ca_file`); an expired or
+    /// not-yet-valid one is most often the board's clock (no RTC, no time source yet), so the clock
+    /// is named beside the CA.
+    public static func tlsProblem(_ error: any Error, url: URL?, now: Date = Date()) -> String? {
+        let host = url?.host ?? "the server"
+        if let error = error as? NIOSSLExtraError, "\(error)".contains("failedToValidateHostname") {
+            return "the TLS certificate of \(host) is not for \(host) (\(error)): use the host name the certificate names in uplink.url"
+        }
+        guard let error = error as? NIOSSLError, case .handshakeFailed = error else { return nil }
+        let text = "\(error)"
+        guard text.contains("CERTIFICATE_VERIFY_FAILED") else {
+            return "the TLS handshake with \(host) failed (\(text.suffix(200))): check that it serves https on that port"
+        }
+        return "the TLS certificate of \(host) does not verify (CERTIFICATE_VERIFY_FAILED): if it is signed by a private CA, "
+            + "set uplink.ca_file to that CA's PEM file; if it is expired or not yet valid, check the server's certificate "
+            + "and this board's clock (now \(WireTime.format(now)); without an RTC it is right only once NTP or the GPS set it)"
     }
 
     /// A transport error as a person reads it: NIO's socket errors end in `(errno: N)`, said here as the

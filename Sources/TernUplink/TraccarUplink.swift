@@ -87,7 +87,7 @@ public final class TraccarUplink: Uplink, Sendable {
                     sequence: queued.sequence,
                     reason: "Traccar closed the connection without answering position \(queued.sequence): it could not decode one of its values")
             }
-            return ResponseClassifier.classify(error: error)
+            return ResponseClassifier.classify(error: error, url: url)
         }
     }
 

@@ -101,11 +101,12 @@ extension Tern {
         }
 
         /// nil when the server answers (any HTTP status but a redirect or a web page; for MQTT a TCP
-        /// connection), else why not: a redirect is named with its target (Tern never follows one), and a
-        /// 2xx web page is a captive portal's or another site's, not a tracking server's answer.
+        /// connection and, for mqtts://, a TLS handshake whose certificate verifies), else why not: a
+        /// redirect is named with its target (Tern never follows one), and a 2xx web page is a captive
+        /// portal's or another site's, not a tracking server's answer.
         static func reach(_ url: URL, caFile: String?, timeout: Duration) async -> String? {
             if url.scheme?.hasPrefix("mqtt") == true {
-                return tcpConnect(host: url.host ?? "", port: url.port ?? (url.scheme == "mqtts" ? 8883 : 1883), timeout: timeout)
+                return await MQTTProbe.check(url: url, caFile: caFile, timeout: timeout)
             }
             let settings = UplinkHTTPSettings(connectTimeout: timeout, readTimeout: .seconds(10), caFile: caFile)
             guard let configuration = try? settings.clientConfiguration(for: url) else { return "cannot use uplink.ca_file \(caFile ?? "")" }
@@ -117,7 +118,7 @@ extension Tern {
                 let answer = try await UplinkExchange.perform(request, client: client, deadline: .seconds(15), logger: Logger(label: "tern.doctor"))
                 return ResponseClassifier.probeProblem(answer, url: url)
             } catch {
-                return readable(error, url: url)
+                return ResponseClassifier.tlsProblem(error, url: url) ?? readable(error, url: url)
             }
         }
 
@@ -127,24 +128,6 @@ extension Tern {
             guard text != "\(error)" else { return text }
             let port = url.port ?? (url.scheme == "https" ? 443 : 80)
             return "cannot connect to \(url.host ?? "?"):\(port): \(text)"
-        }
-
-        static func tcpConnect(host: String, port: Int, timeout: Duration) -> String? {
-            var hints = addrinfo()
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-            var result: UnsafeMutablePointer<addrinfo>?
-            let code = getaddrinfo(host, "\(port)", &hints, &result)
-            guard code == 0, let first = result else { return "cannot resolve \(host): \(String(cString: gai_strerror(code)))" }
-            defer { freeaddrinfo(result) }
-            let fd = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
-            guard fd >= 0 else { return "socket: \(String(cString: strerror(errno)))" }
-            defer { close(fd) }
-            var limit = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-            guard connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
-                return "cannot connect to \(host):\(port): \(String(cString: strerror(errno)))"
-            }
-            return nil
         }
     }
 }

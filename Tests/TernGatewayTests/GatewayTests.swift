@@ -574,6 +574,7 @@ private final class ObservingQueue: PositionQueue {
     init(calls: @escaping @Sendable () -> [FakeReceiver.Call]) { self.calls = calls }
 
     var callsAtEachWrite: [[FakeReceiver.Call]] { seen.withLock { $0 } }
+    var queueID: UUID { base.queueID }
 
     func enqueue(_ position: Position) async throws -> Int64 {
         let now = calls()

@@ -30,7 +30,7 @@ struct Forward: AsyncParsableCommand {
         let logger = Logger(label: "tern.queue.child")
         let queue = try SQLitePositionQueue(path: path, logger: logger)
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try UplinkHTTPSettings().clientConfiguration(for: url, environment: [:]))
-        let uplink = HTTPUplink(url: url, device: "crash-harness", httpClient: httpClient, timeout: .seconds(5), logger: logger)
+        let uplink = HTTPUplink(url: url, device: "crash-harness", queueID: queue.queueID, httpClient: httpClient, timeout: .seconds(5), logger: logger)
         let forwarder = Forwarder(
             queue: TracedQueue(queue), uplink: TracedUplink(uplink), batchSize: batchSize, seed: seed, clock: ContinuousClock(),
             logger: logger)
@@ -82,7 +82,7 @@ struct Drain: AsyncParsableCommand {
         let logger = Logger(label: "tern.queue.child")
         let queue = try SQLitePositionQueue(path: path, logger: logger)
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try UplinkHTTPSettings().clientConfiguration(for: url, environment: [:]))
-        let uplink = HTTPUplink(url: url, device: "crash-harness", httpClient: httpClient, timeout: .seconds(5), logger: logger)
+        let uplink = HTTPUplink(url: url, device: "crash-harness", queueID: queue.queueID, httpClient: httpClient, timeout: .seconds(5), logger: logger)
         let forwarder = Forwarder(queue: queue, uplink: uplink, batchSize: 500, clock: ContinuousClock(), logger: logger)
         let emptied = await forwarder.drain(timeout: .seconds(30))
         let left = try await queue.count()
@@ -97,6 +97,8 @@ struct TracedQueue: PositionQueue {
     let queue: SQLitePositionQueue
 
     init(_ queue: SQLitePositionQueue) { self.queue = queue }
+
+    var queueID: UUID { queue.queueID }
 
     func enqueue(_ position: Position) async throws -> Int64 { try await queue.enqueue(position) }
     func enqueue(contentsOf positions: [Position]) async throws -> EnqueueResult { try await queue.enqueue(contentsOf: positions) }

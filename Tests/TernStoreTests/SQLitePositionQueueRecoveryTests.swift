@@ -47,6 +47,18 @@ import TernTesting
         }
     }
 
+    @Test func anUpgradeGivesAQueueOfAnEarlierSchemaAnIdentityItKeeps() async throws {
+        try await withTemporaryDirectory { dir in
+            let path = queuePath(in: dir)
+            try FileManager.default.copyItem(at: Self.schemaV2, to: URL(filePath: path))
+            let upgraded = try SQLitePositionQueue(path: path, options: .init(ballastBytes: 0), logger: .quiet()).queueID
+
+            let sut = try SQLitePositionQueue(path: path, options: .init(ballastBytes: 0), logger: .quiet())
+
+            #expect(sut.queueID == upgraded)
+        }
+    }
+
     @Test func theReaderNeitherMigratesNorWrites() async throws {
         try await withTemporaryDirectory { dir in
             let path = queuePath(in: dir)

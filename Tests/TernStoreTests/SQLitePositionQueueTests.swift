@@ -65,6 +65,28 @@ import TernCore
         }
     }
 
+    @Test func aQueueKeepsItsIdentityAcrossReopens() async throws {
+        try await withTemporaryDirectory { dir in
+            let first = try SQLitePositionQueue(path: queuePath(in: dir)).queueID
+
+            let sut = try SQLitePositionQueue(path: queuePath(in: dir))
+
+            #expect(sut.queueID == first)
+        }
+    }
+
+    @Test func aQueueCreatedAfreshWhereAnotherWasHasAnotherIdentity() async throws {
+        try await withTemporaryDirectory { dir in
+            let path = queuePath(in: dir)
+            let first = try SQLitePositionQueue(path: path).queueID
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+
+            let sut = try SQLitePositionQueue(path: path)
+
+            #expect(sut.queueID != first)
+        }
+    }
+
     @Test func enqueueingAnAlreadyQueuedIdReturnsTheExistingSequence() async throws {
         try await withTemporaryDirectory { dir in
             let sut = try SQLitePositionQueue(path: queuePath(in: dir))

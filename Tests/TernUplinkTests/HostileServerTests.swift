@@ -38,11 +38,11 @@ import TernTesting
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try settings.clientConfiguration(for: collector.url, environment: [:]))
         let queue = InMemoryPositionQueue()
         let positions = UplinkFixture.batch(1...Int64(count))
-        for queued in positions { try await queue.enqueue(queued.position) }
+        for queued in positions { _ = try await queue.enqueue(queued.position) }
         let uplink: any Uplink =
             switch proto {
             case .tern:
-                HTTPUplink(url: collector.url, device: "tern-test", httpClient: client, timeout: timeout, logger: UplinkFixture.quiet)
+                HTTPUplink(url: collector.url, device: "tern-test", queueID: queue.queueID, httpClient: client, timeout: timeout, logger: UplinkFixture.quiet)
             case .traccar:
                 TraccarUplink(
                     url: try #require(URL(string: "http://127.0.0.1:\(collector.port)/osmand")), device: "tern-test", httpClient: client,

@@ -2,6 +2,7 @@ import Foundation
 import NIOPosix
 import Testing
 import TernCore
+import TernTesting
 @testable import TernUplink
 
 /// `MQTTUplink` over TLS (`mqtts://`) to a real mosquitto with a certificate from a CA the test makes.

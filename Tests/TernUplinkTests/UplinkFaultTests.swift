@@ -30,7 +30,7 @@ import TernTesting
         let uplink: any Uplink =
             switch proto {
             case .tern:
-                HTTPUplink(url: collector.url, device: "tern-test", httpClient: client, timeout: .seconds(2), logger: UplinkFixture.quiet)
+                HTTPUplink(url: collector.url, device: "tern-test", queueID: UplinkFixture.queueID, httpClient: client, timeout: .seconds(2), logger: UplinkFixture.quiet)
             case .traccar:
                 TraccarUplink(
                     url: URL(string: "http://127.0.0.1:\(collector.port)/osmand")!, device: "tern-test", httpClient: client,

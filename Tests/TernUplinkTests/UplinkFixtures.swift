@@ -8,6 +8,7 @@ import TernUplink
 /// Fixture builders for the uplink tests.
 enum UplinkFixture {
     static let device = "tern-test"
+    static let queueID = UUID(uuidString: "0E8C5D2A-7B4F-4C1E-9A3D-5F6B7C8D9E0F") ?? UUID()
     static let quiet = Logger(label: "uplink-test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     static func batch(_ seqs: ClosedRange<Int64>) -> [QueuedPosition] {
@@ -29,7 +30,7 @@ enum UplinkFixture {
         try await collector.start()
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try UplinkHTTPSettings().clientConfiguration(for: collector.url, environment: [:]))
         let sut = HTTPUplink(
-            url: collector.url, device: device, httpClient: client, timeout: timeout, logger: quiet)
+            url: collector.url, device: device, queueID: queueID, httpClient: client, timeout: timeout, logger: quiet)
         do {
             try await body(sut, collector)
         } catch {

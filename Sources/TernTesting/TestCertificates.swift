@@ -1,16 +1,17 @@
 import Foundation
-import TernTesting
 
 /// A CA and a server certificate for 127.0.0.1 and localhost signed by it, made with the `openssl`
-/// command (EC P-256, valid 2 days) in `directory`: `ca.pem`, `server.pem`, `server.key`.
-enum TestCertificates {
-    static let openssl = "/usr/bin/openssl"
-    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: openssl) }
+/// command (EC P-256, valid 2 days) in `directory`: `ca.pem`, `server.pem`, `server.key` (tests and
+/// `tern-bench hostile`). `names` replaces the server's subjectAltName; `days` -1 makes it expired
+/// (its not-after a day before its not-before).
+public enum TestCertificates {
+    public static let openssl = "/usr/bin/openssl"
+    public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: openssl) }
 
-    static func make(in directory: URL) async throws {
+    public static func make(in directory: URL, names: String = "IP:127.0.0.1,DNS:localhost", days: Int = 2) async throws {
         let path = { (name: String) in directory.appending(path: name).path }
         try Data("""
-            subjectAltName=IP:127.0.0.1,DNS:localhost
+            subjectAltName=\(names)
             basicConstraints=CA:FALSE
             keyUsage=critical,digitalSignature
             extendedKeyUsage=serverAuth
@@ -26,7 +27,7 @@ enum TestCertificates {
         ], log: path("openssl.log"))
         try await run([
             "x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"),
-            "-CAcreateserial", "-out", path("server.pem"), "-days", "2", "-extfile", path("server.ext"),
+            "-CAcreateserial", "-out", path("server.pem"), "-days", "\(days)", "-extfile", path("server.ext"),
         ], log: path("openssl.log"))
     }
 
@@ -34,7 +35,7 @@ enum TestCertificates {
         let status = try await DaemonProcess(openssl, arguments, output: log).waitForExit()
         guard status == 0 else {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            throw BrokerError(description: "openssl \(arguments.prefix(2).joined(separator: " ")) exited \(status): \(text.suffix(400))")
+            throw DaemonProcessError(description: "openssl \(arguments.prefix(2).joined(separator: " ")) exited \(status): \(text.suffix(400))")
         }
     }
 }

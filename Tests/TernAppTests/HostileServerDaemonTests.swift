@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import TernApp
+import TernCore
+import TernGateway
+import TernSimulation
+import TernStore
+import TernTesting
+
+/// Issue 31's reproduction, through the path the device runs: `tern run` on the simulated board,
+/// its queue in SQLite on a real file, uploading to a server that answers every POST with a redirect
+/// to a login page or with a captive portal's page, then behaves. While it is in the way nothing
+/// leaves the queue, nothing counts as uploaded and `tern status` names the cause; once it is gone
+/// every stored position arrives, once.
+@Suite(.timeLimit(.minutes(4)), .serialized, .enabled(if: TernExecutable.url != nil, "needs the tern executable (swift build)"))
+struct HostileServerDaemonTests {
+    static let faults: [(label: String, fault: CollectorFault, named: String)] = [
+        ("a 302 to a login page", .answer(status: 302, headers: ["Location": "http://portal.example/login"]), "redirects to"),
+        (
+            "a captive portal's 200 page",
+            .answer(status: 200, headers: ["Content-Type": "text/html"], body: "<html><body>Welcome to the free Wi-Fi</body></html>"),
+            "captive portal"
+        ),
+    ]
+
+    @Test(arguments: faults.indices)
+    func theDaemonDeletesNothingAServerInTheWayDidNotStoreAndDeliversOnceItIsGone(_ index: Int) async throws {
+        let (label, fault, named) = Self.faults[index]
+        let collector = Collector(logger: .quiet())
+        try await collector.start()
+        collector.injectFaults(fault, rate: 1)
+        let dir = NSTemporaryDirectory() + "tern-hostile-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = simulatedBoardConfig(device: "tern-hostile", directory: dir, logLevel: "warning", extra: """
+            [filter]
+            thinning = "off"    # every position goes up: this test counts deliveries
+            [uplink]
+            protocol = "tern"
+            url = "\(collector.url)"
+            batch_size = 20
+            timeout = "2s"
+            connect_timeout = "1s"
+            backoff_base = "100ms"
+            backoff_max = "1s"
+            """)
+        try config.write(toFile: dir + "/tern.toml", atomically: true, encoding: .utf8)
+        let queuePath = dir + "/queue.sqlite"
+        let statusFile = StatusFile(path: dir + "/status.json")
+        let running = try TernExecutable.start(["run", "--config", dir + "/tern.toml"])
+
+        // The spell: until the daemon has stored positions and its status names the cause.
+        let spell = await eventually(within: .seconds(60)) {
+            guard let report = try? statusFile.read(), let depth = report.queueDepth, depth >= 10 else { return false }
+            return (report.uplink.blockedReason ?? report.uplink.lastError ?? "").contains(named)
+        }
+        let report = try? statusFile.read()
+        let duringSpell = try QueueReader(path: queuePath).stats()
+        let storedDuringSpell = await collector.snapshot().unique.count
+        collector.injectFaults(nil, rate: 0)
+        let drained = await eventually(within: .seconds(60)) { (try? QueueReader(path: queuePath).stats().depth) == 0 }
+        running.process.interrupt()
+        let result = await running.finish()
+        let arrived = await collector.snapshot()
+        try await collector.stop()
+        let after = try QueueReader(path: queuePath).stats()
+        print(
+            "tern run against \(label): during the spell \(duringSpell.depth) stored and kept of \(duringSpell.lastSequence ?? 0), "
+                + "the server stored \(storedDuringSpell), status said: \(report?.uplink.blockedReason ?? report?.uplink.lastError ?? "nothing"); "
+                + "afterwards \(arrived.unique.count) arrived (\(arrived.duplicates) repeats), \(after.depth) left of \(after.lastSequence ?? 0)")
+
+        #expect(spell, "the daemon never reported the cause: \(result.stderr.suffix(800))")
+        #expect(storedDuringSpell == 0)
+        #expect(report?.uplink.uploaded == 0)
+        #expect(Int64(duringSpell.depth) == duringSpell.lastSequence, "positions left the queue that no server stored")
+        #expect(drained, "the queue did not drain once the server behaved")
+        #expect(Int64(arrived.unique.count) == (after.lastSequence ?? 0) - Int64(after.depth), "every stored position arrived, once")
+        #expect(result.status == 0, "\(result.stderr.suffix(800))")
+    }
+}
