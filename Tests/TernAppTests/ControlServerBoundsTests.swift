@@ -43,8 +43,14 @@ import TernTesting
         return fd
     }
 
-    /// Everything the server sends until it closes or is quiet for the receive timeout.
-    private func readAll(_ fd: Int32) -> (text: String, closed: Bool) {
+    /// Everything the server sends until it closes or is quiet for the receive timeout. The blocking
+    /// reads run on a thread of their own, never on one of the tests' few cooperative threads (the
+    /// server under test and the real-time tests beside it need those).
+    private func readAll(_ fd: Int32) async throws -> (text: String, closed: Bool) {
+        try await TernExecutable.offload { Self.readAllBlocking(fd) }
+    }
+
+    private static func readAllBlocking(_ fd: Int32) -> (text: String, closed: Bool) {
         var data = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -61,7 +67,7 @@ import TernTesting
             defer { close(fd) }
             let junk = [UInt8](repeating: UInt8(ascii: "x"), count: ControlServer.maxRequest + 4096)
             _ = junk.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            let answer = readAll(fd)
+            let answer = try await readAll(fd)
             #expect(answer.text.contains("refused"), "\(answer.text.prefix(300))")
             #expect(answer.closed)
         }
@@ -82,19 +88,22 @@ import TernTesting
                 for _ in 0..<64 { tap.bytes(chunk) }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            // Reading now: the notice comes with the first line sent once the client caught up.
-            var window: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            var seen = false
-            let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(10)
-            while !seen, clock.now < deadline {
-                let n = recv(fd, &buffer, buffer.count, 0)
-                if n <= 0 { break }
-                let data = window + buffer[..<n]
-                seen = String(decoding: data, as: UTF8.self).contains("lines dropped")
-                window = Array(data.suffix(64))  // a notice cut between two reads
-                tap.bytes(chunk)
+            // Reading now (on a thread of its own): the notice comes with the first line sent once the
+            // client caught up.
+            let seen = try await TernExecutable.offload {
+                var window: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                let clock = ContinuousClock()
+                let deadline = clock.now + .seconds(10)
+                while clock.now < deadline {
+                    let n = recv(fd, &buffer, buffer.count, 0)
+                    if n <= 0 { return false }
+                    let data = window + buffer[..<n]
+                    if String(decoding: data, as: UTF8.self).contains("lines dropped") { return true }
+                    window = Array(data.suffix(64))  // a notice cut between two reads
+                    tap.bytes(chunk)
+                }
+                return false
             }
             #expect(seen, "the client is told that lines were dropped")
         }

@@ -12,7 +12,11 @@ import TernTesting
 /// to a login page or with a captive portal's page, then behaves. While it is in the way nothing
 /// leaves the queue, nothing counts as uploaded and `tern status` names the cause; once it is gone
 /// every stored position arrives, once.
-@Suite(.timeLimit(.minutes(4)), .serialized, .enabled(if: TernExecutable.url != nil, "needs the tern executable (swift build)"))
+@Suite(
+    .timeLimit(.minutes(4)), .serialized, .enabled(if: TernExecutable.url != nil, "needs the tern executable (swift build)"),
+    .enabled(
+        if: ProcessInfo.processInfo.environment["TERN_DAEMON_TESTS"] == "1",
+        "runs alone (TERN_DAEMON_TESTS=1 swift test --filter HostileServerDaemonTests; CI does): its tern run processes beside the rest of the suite crowd the real-time tests on 2 cores"))
 struct HostileServerDaemonTests {
     static let faults: [(label: String, fault: CollectorFault, named: String)] = [
         ("a 302 to a login page", .answer(status: 302, headers: ["Location": "http://portal.example/login"]), "redirects to"),
