@@ -3,7 +3,6 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOPosix
-import NIOSSL
 import TernCore
 import TernGateway
 import TernSimulation
@@ -167,10 +166,8 @@ struct HostileBench: AsyncParsableCommand {
         let certificates = URL(filePath: directory).appending(path: "tls")
         try FileManager.default.createDirectory(at: certificates, withIntermediateDirectories: true)
         try await TestCertificates.make(in: certificates, names: names, days: days)
-        let context = try NIOSSLContext(
-            configuration: .makeServerConfiguration(
-                certificateChain: try NIOSSLCertificate.fromPEMFile(certificates.appending(path: "server.pem").path).map { .certificate($0) },
-                privateKey: .privateKey(try NIOSSLPrivateKey(file: certificates.appending(path: "server.key").path, format: .pem))))
+        let context = try Collector.tlsContext(
+            certificateFile: certificates.appending(path: "server.pem").path, keyFile: certificates.appending(path: "server.key").path)
         let collector = Collector(tls: context, logger: Self.quiet)
         try await collector.start()
         let settings = UplinkHTTPSettings(connectTimeout: .seconds(1), readTimeout: .seconds(1), caFile: certificates.appending(path: "ca.pem").path)

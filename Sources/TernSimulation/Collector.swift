@@ -41,6 +41,14 @@ public final class Collector: Sendable {
         state = Mutex(State(boundPort: port))
     }
 
+    /// A server TLS context from a PEM certificate chain and its PEM private key, for `init(tls:)`.
+    public static func tlsContext(certificateFile: String, keyFile: String) throws -> NIOSSLContext {
+        try NIOSSLContext(
+            configuration: .makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(certificateFile).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: keyFile, format: .pem))))
+    }
+
     /// Binds and starts listening; afterwards `port` and `url` are known.
     public func start() async throws {
         try await goOnline()

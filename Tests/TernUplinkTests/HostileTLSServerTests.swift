@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-import NIOSSL
 import Testing
 import TernCore
 import TernGateway
@@ -29,10 +28,8 @@ extension HostilePeers {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             try await TestCertificates.make(in: directory, names: names, days: days)
-            let tls = try NIOSSLContext(
-                configuration: .makeServerConfiguration(
-                    certificateChain: try NIOSSLCertificate.fromPEMFile(directory.appending(path: "server.pem").path).map { .certificate($0) },
-                    privateKey: .privateKey(try NIOSSLPrivateKey(file: directory.appending(path: "server.key").path, format: .pem))))
+            let tls = try Collector.tlsContext(
+                certificateFile: directory.appending(path: "server.pem").path, keyFile: directory.appending(path: "server.key").path)
             let collector = Collector(tls: tls, logger: UplinkFixture.quiet)
             try await collector.start()
             let settings = UplinkHTTPSettings(connectTimeout: .seconds(2), readTimeout: .seconds(2), caFile: directory.appending(path: "ca.pem").path)
