@@ -317,6 +317,55 @@ def chip_matches(chip, dev, fields):
     c = str(chip)
     return c in (dev, "/dev/" + dev) or (c.isdigit() and "gpiochip" + c == dev) or c in fields
 
+TRANSITION_LIMIT = 0.1   # s: tern's logged moment must be this close to the line's change, and the change
+                         # must be known this well (a sampler stalled longer cannot judge it)
+
+
+def compare_transitions(line_tr, tern_tr, t_start, limit=TRANSITION_LIMIT):
+    """One-to-one, in order: the k-th transition on the line against the k-th in tern's power log.
+    line_tr: (time, state[, since]) from LineSampler (the change happened between since and time) or
+    a state log (a point); tern_tr: (time, state). Returns (problems, worst gap s, worst interval s).
+    An interval wider than `limit` is a problem by itself: tern's moment anywhere inside it would
+    score a gap of 0, so such a transition cannot be judged."""
+    problems, worst, resolution = [], 0.0, 0.0
+    for k in range(max(len(line_tr), len(tern_tr))):
+        if k >= len(line_tr):
+            problems.append("tern logged power %s at +%.1f s, the line did not change" % (tern_tr[k][1], tern_tr[k][0] - t_start))
+            continue
+        if k >= len(tern_tr):
+            problems.append("the line went %s at +%.1f s, tern did not log it" % (line_tr[k][1], line_tr[k][0] - t_start))
+            continue
+        (tl, sl), (tt, st) = line_tr[k][:2], tern_tr[k]
+        since = line_tr[k][2] if len(line_tr[k]) > 2 else tl
+        d = since - tt if tt < since else max(0.0, tt - tl)
+        worst, resolution = max(worst, d), max(resolution, tl - since)
+        if tl - since > limit:
+            problems.append("the line went %s between +%.3f and +%.3f s: the sampler saw it only to %.0f ms, "
+                            "more than the %.0f ms limit, so tern's %s at +%.3f s cannot be judged (a stalled sampler: "
+                            "a loaded machine)" % (sl, since - t_start, tl - t_start, (tl - since) * 1000, limit * 1000,
+                                                  st, tt - t_start))
+        elif sl != st or d > limit:
+            problems.append("line %s between +%.3f and +%.3f s vs tern %s at +%.3f s" % (sl, since - t_start, tl - t_start, st, tt - t_start))
+    return problems, worst, resolution
+
+
+def hardening_problems(status_text, user, uid):
+    """What /proc/PID/status of the service's main process says against its hardened unit: it runs
+    as `user` (uid), with no_new_privs, a seccomp filter (mode 2) and no effective capability."""
+    fields = dict(l.split(":", 1) for l in status_text.splitlines() if ":" in l)
+    f = {k: v.strip() for k, v in fields.items()}
+    problems = []
+    uids = f.get("Uid", "").split()
+    if not uids or any(u != str(uid) for u in uids):
+        problems.append("runs as uid %s, not %s (%d)" % ("/".join(uids) or "?", user, uid))
+    if f.get("NoNewPrivs") != "1":
+        problems.append("NoNewPrivs %s, not 1" % f.get("NoNewPrivs", "missing"))
+    if f.get("Seccomp") != "2":
+        problems.append("Seccomp %s, not 2 (a filter)" % f.get("Seccomp", "missing"))
+    if f.get("CapEff", "").strip("0") != "":
+        problems.append("CapEff %s, not empty" % f.get("CapEff", "missing"))
+    return problems
+
 
 def parse_debugfs_gpio(text, chip, line):
     """The level of `line` (an offset, or a line name such as "GPIO17") on `chip` in the text of
@@ -668,6 +717,20 @@ class ServiceDaemon:
             user = "?"
         return "running as %s, %s" % (user, memory_of(pid))
 
+    def hardening(self):
+        """Problems with the running service's user and sandbox (User=tern, NoNewPrivs, seccomp, no
+        capability), read from /proc/PID/status."""
+        pid = int(self._show("MainPID").get("MainPID", "0") or 0)
+        try:
+            uid = __import__("pwd").getpwnam("tern").pw_uid
+            status = open("/proc/%d/status" % pid).read() if pid else ""
+        except (OSError, KeyError) as e:
+            return ["cannot read the service's process (pid %d): %s" % (pid, e)]
+        if not status:
+            return ["the service has no main process"]
+        found = hardening_problems(status, "tern", uid)
+        return ["the service's process %d %s" % (pid, p) for p in found]
+
     def stop(self):
         r = subprocess.run(["systemctl", "stop", self.unit], capture_output=True, text=True, timeout=60)
         p = self._show("Result", "ExecMainStatus", "NRestarts")
@@ -1014,7 +1077,7 @@ class Checks:
             return self.report("scheduler", "fail", start_error)
         run_for = self.a.minutes * 60.0
         doctor_at = t_start + min(max(30.0, run_for / 2), run_for - 5)
-        status, memory = None, None
+        status, memory, hardening = None, None, []
         while time.time() < t_start + run_for and daemon.alive():
             if self.doctor_result is None and time.time() >= doctor_at:
                 self.doctor_result = self.tern("doctor", "--config", cfg, timeout=60)
@@ -1027,6 +1090,7 @@ class Checks:
             except ValueError:
                 status = None
             memory = daemon.memory()
+            hardening = daemon.hardening() if hasattr(daemon, "hardening") else []
             stop_problem = daemon.stop()
         else:
             stop_problem = None
@@ -1075,28 +1139,17 @@ class Checks:
         if line_tr is None:
             return self.report("scheduler", "skip", "%s; tern's power log not compared: no independent view of the "
                                "receiver's power on this board (%s%s)" % (extra, self.power.describe(), "; " + how if how else ""))
-        # one-to-one, in order: the k-th transition on the line against tern's k-th
-        problems, worst, resolution = [], 0.0, 0.0
-        for k in range(max(len(line_tr), len(dedup))):
-            if k >= len(line_tr):
-                problems.append("tern logged power %s at +%.1f s, the line did not change" % (dedup[k][1], dedup[k][0] - t_start))
-                continue
-            if k >= len(dedup):
-                problems.append("the line went %s at +%.1f s, tern did not log it" % (line_tr[k][1], line_tr[k][0] - t_start))
-                continue
-            (tl, sl), since, (tt, st) = line_tr[k][:2], line_tr[k][2] if len(line_tr[k]) > 2 else line_tr[k][0], dedup[k]
-            # the distance from tern's moment to the interval the line changed in (a point for a state log)
-            d = since - tt if tt < since else max(0.0, tt - tl)
-            worst = max(worst, d)
-            resolution = max(resolution, tl - since)
-            if sl != st or d > 0.1:
-                problems.append("line %s between +%.3f and +%.3f s vs tern %s at +%.3f s" % (sl, since - t_start, tl - t_start, st, tt - t_start))
+        problems, worst, resolution = compare_transitions(line_tr, dedup, t_start)
+        if hardening:
+            problems = hardening + problems
         detail = "%s; %d transitions on %s (%s at the start), %d in tern's power log, worst gap %.0f ms" % (
             extra, len(line_tr), how, initial, len(dedup), worst * 1000)
         if sampler:
             detail += " (each transition timed to %.0f ms or better)" % (resolution * 1000)
         if sampler:
             detail += " (%d samples)" % sampler.samples
+        if hasattr(daemon, "hardening") and not hardening:
+            detail += "; the service runs as tern with NoNewPrivs, seccomp mode 2 and no capability (/proc/PID/status)"
         if problems:
             detail += ": " + "; ".join(problems[:5]) + (" …" if len(problems) > 5 else "") + " (log %s)" % daemon.log_path
         self.report("scheduler", "fail" if problems else "ok", detail)

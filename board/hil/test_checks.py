@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Unit tests for checks.py's reading of /sys/kernel/debug/gpio (no hardware, no root, about 0.1 s):
+"""Unit tests for checks.py's reading of /sys/kernel/debug/gpio, its scoring of the scheduler's power
+transitions and of the service's sandbox (no hardware, no root, about 0.3 s):
     python3 -m unittest board/hil/test_checks.py      (from the repository root)
 
 The samples are laid out with the kernel's own format strings (drivers/gpio/gpiolib.c,
@@ -220,3 +221,67 @@ class PowerLineView(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CompareTransitions(unittest.TestCase):
+    """The scheduler check's verdict: tern's power log against the line's transitions."""
+    T0 = 1000.0
+
+    def test_a_well_sampled_transition_at_tern_moment_passes(self):
+        line = [(self.T0 + 10.02, "on", self.T0 + 10.0)]
+        problems, worst, resolution = checks.compare_transitions(line, [(self.T0 + 10.01, "on")], self.T0)
+        self.assertEqual(problems, [])
+        self.assertEqual(worst, 0.0)
+        self.assertAlmostEqual(resolution, 0.02)
+
+    def test_tern_late_by_more_than_the_limit_fails(self):
+        line = [(self.T0 + 10.02, "on", self.T0 + 10.0)]
+        problems, worst, _ = checks.compare_transitions(line, [(self.T0 + 10.5, "on")], self.T0)
+        self.assertEqual(len(problems), 1)
+        self.assertAlmostEqual(worst, 0.48)
+
+    def test_a_stalled_sampler_fails_instead_of_scoring_a_gap_of_zero(self):
+        # The sampler stalled for 1.5 s around the change; tern logged it 1.2 s off the true moment,
+        # inside the interval, which scored "gap 0 ms" before the interval was bounded.
+        line = [(self.T0 + 11.5, "off", self.T0 + 10.0)]
+        problems, worst, resolution = checks.compare_transitions(line, [(self.T0 + 11.2, "off")], self.T0)
+        self.assertEqual(worst, 0.0)
+        self.assertAlmostEqual(resolution, 1.5)
+        self.assertEqual(len(problems), 1)
+        self.assertIn("cannot be judged", problems[0])
+
+    def test_a_state_log_point_has_no_interval(self):
+        problems, _, resolution = checks.compare_transitions([(self.T0 + 5, "on")], [(self.T0 + 5.05, "on")], self.T0)
+        self.assertEqual((problems, resolution), ([], 0.0))
+
+    def test_a_transition_tern_did_not_log_fails(self):
+        line = [(self.T0 + 5.01, "on", self.T0 + 5.0), (self.T0 + 9.01, "off", self.T0 + 9.0)]
+        problems, _, _ = checks.compare_transitions(line, [(self.T0 + 5.0, "on")], self.T0)
+        self.assertEqual(problems, ["the line went off at +9.0 s, tern did not log it"])
+
+    def test_a_state_tern_got_wrong_fails(self):
+        line = [(self.T0 + 5.01, "on", self.T0 + 5.0)]
+        problems, _, _ = checks.compare_transitions(line, [(self.T0 + 5.0, "off")], self.T0)
+        self.assertEqual(len(problems), 1)
+
+
+class HardeningProblems(unittest.TestCase):
+    """The service check reads /proc/PID/status of the installed service's process."""
+    HARDENED = "\n".join(["Name:\ttern", "Uid:\t998\t998\t998\t998", "Gid:\t998\t998\t998\t998",
+                           "CapInh:\t0000000000000000", "CapPrm:\t0000000000000000", "CapEff:\t0000000000000000",
+                           "NoNewPrivs:\t1", "Seccomp:\t2", "Seccomp_filters:\t3", ""])
+
+    def test_the_hardened_unit_passes(self):
+        self.assertEqual(checks.hardening_problems(self.HARDENED, "tern", 998), [])
+
+    def test_root_fails(self):
+        text = self.HARDENED.replace("Uid:\t998\t998\t998\t998", "Uid:\t0\t0\t0\t0")
+        self.assertEqual(len(checks.hardening_problems(text, "tern", 998)), 1)
+
+    def test_a_capability_fails(self):
+        text = self.HARDENED.replace("CapEff:\t0000000000000000", "CapEff:\t0000000000000400")
+        self.assertIn("CapEff 0000000000000400, not empty", checks.hardening_problems(text, "tern", 998))
+
+    def test_no_seccomp_and_new_privileges_fail(self):
+        text = self.HARDENED.replace("Seccomp:\t2", "Seccomp:\t0").replace("NoNewPrivs:\t1", "NoNewPrivs:\t0")
+        self.assertEqual(len(checks.hardening_problems(text, "tern", 998)), 2)
