@@ -5,7 +5,8 @@
 # usage: sudo deploy/flash-image.sh --image RaspiOS.img[.xz] --out tracker.img --board NAME
 #            [--pi5] [--hostname H] [--user NAME] [--ssh-key FILE] [--password-hash HASH]
 #            [--wifi-ssid S --wifi-psk P --wifi-country CC] [--config tern.toml]
-#            [--deb tern_VERSION_arm64.deb] [--first-boot firstrun|cloud-init] [--dry-run]
+#            [--deb tern_VERSION_arm64.deb [--no-offline-packages]] [--ca-file CA.pem]
+#            [--first-boot firstrun|cloud-init] [--dry-run]
 #   --image         Raspberry Pi OS (Lite) image, .img or .img.xz; --out may name the same .img
 #                   to edit it in place
 #   --board         a profile in board/ (adafruit-ultimate-gps, waveshare-l76x, uputronics-ublox-m8,
@@ -18,16 +19,24 @@
 #   --password-hash for the user, from `openssl passwd -6` (default: none, key-only)
 #   --wifi-*        Wi-Fi network, its passphrase and the two-letter regulatory country
 #   --config        /etc/tern/tern.toml to install (default: the board profile, device = hostname)
-#   --deb           Tern package to install on first boot (apt resolves its dependencies)
+#   --deb           Tern package to install on first boot, with the packages it needs that the
+#                   image lacks (and chrony, for the receiver's time): fetched now by apt from the
+#                   image's own sources (its signed index), carried on the card and installed on
+#                   the first boot without a network
+#   --no-offline-packages  carry only the package: its first boot waits for a network to fetch
+#                   the rest (an image without apt sources, a machine without a network)
+#   --ca-file       the CA certificate that signs your server's (a private CA), installed as
+#                   /etc/tern/uplink-ca.pem: tern.toml's [uplink] ca_file must name that path
 #   --first-boot    force the mechanism; default: cloud-init when the image carries it (trixie),
 #                   else Raspberry Pi Imager's firstrun.sh (bookworm)
 #   --dry-run       print every change and write nothing
 #
 # Boot partition (FAT, edited with mtools): config.txt gets the board's lines, cmdline.txt loses
 # the serial console, and firstrun.sh or user-data/network-config/meta-data set host name, user,
-# SSH key and Wi-Fi. Root partition (ext4): /var/lib/tern-flash/{tern.deb,tern.toml} and
-# tern-firstboot.service, which installs both once the network is up (firstrun.sh runs before
-# the network, so apt could not fetch dependencies there), enables tern and disables itself.
+# SSH key and Wi-Fi. Root partition (ext4): /var/lib/tern-flash/{tern.deb,tern.toml,debs/} and
+# tern-firstboot.service, which installs them on the first boot (from the card, no network needed;
+# with --no-offline-packages apt fetches the rest once the network is up), enables tern and
+# disables itself.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,7 +44,7 @@ PROG=flash-image.sh
 
 IMAGE="" OUT="" BOARD="" PI5=0 HOSTNAME_NEW="" LOGIN_USER=pi SSH_KEY="" PASSWORD_HASH=""
 WIFI_SSID="" WIFI_PSK="" WIFI_COUNTRY="" CONFIG="" DEB="" FIRST_BOOT="" DRY_RUN=0
-WIFI_SSID_SET=0 WIFI_PSK_SET=0
+WIFI_SSID_SET=0 WIFI_PSK_SET=0 OFFLINE_PACKAGES=1 CA_FILE=""
 
 die() { echo "$PROG: $*" >&2; exit "${EXIT_CODE:-1}"; }
 usage_error() { EXIT_CODE=64 die "$* (try --help)"; }
@@ -57,9 +66,11 @@ while [ $# -gt 0 ]; do
         --wifi-country) need_value "$@"; WIFI_COUNTRY=$2; shift ;;
         --config) need_value "$@"; CONFIG=$2; shift ;;
         --deb) need_value "$@"; DEB=$2; shift ;;
+        --no-offline-packages) OFFLINE_PACKAGES=0 ;;
+        --ca-file) need_value "$@"; CA_FILE=$2; shift ;;
         --first-boot) need_value "$@"; FIRST_BOOT=$2; shift ;;
         --dry-run) DRY_RUN=1 ;;
-        -h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) usage_error "unknown option '$1'" ;;
     esac
     shift
@@ -104,6 +115,10 @@ fi
 if [ -n "$CONFIG" ] && [ ! -f "$CONFIG" ]; then usage_error "--config $CONFIG: no such file"; fi
 if [ -n "$DEB" ]; then
     [ -f "$DEB" ] || usage_error "--deb $DEB: no such file"
+fi
+if [ -n "$CA_FILE" ]; then
+    [ -f "$CA_FILE" ] || usage_error "--ca-file $CA_FILE: no such file"
+    grep -q -- '-----BEGIN CERTIFICATE-----' "$CA_FILE" || usage_error "--ca-file $CA_FILE holds no PEM certificate (-----BEGIN CERTIFICATE-----)"
 fi
 case "$IMAGE" in *.xz) COMPRESSED=1 ;; *) COMPRESSED=0 ;; esac
 IN_PLACE=0
@@ -434,6 +449,12 @@ case "$config_device" in
         profile_facts 'systemd drop-in' | grep -q . ||
             note "warning: receiver.device is $config_device but board $BOARD_NAME adds no DeviceAllow for it: use --board usb-receiver" ;;
 esac
+# The server's CA (--ca-file) goes to /etc/tern/uplink-ca.pem: tern.toml must name that path.
+if [ -n "$CA_FILE" ]; then
+    ca_path=$(toml_get uplink ca_file "$WORK/tern.toml")
+    [ "$ca_path" = /etc/tern/uplink-ca.pem ] ||
+        usage_error "--ca-file is installed as /etc/tern/uplink-ca.pem, but tern.toml's [uplink] ca_file is '${ca_path}': set ca_file = \"/etc/tern/uplink-ca.pem\" in ${CONFIG:-$PROFILE}"
+fi
 # The first tern that runs here (an older build without --version is passed over).
 TERN_BIN=""
 for candidate in "${TERN:-}" "$(command -v tern || true)" "$REPO/.build/release/tern" "$REPO/.build/debug/tern"; do
@@ -442,15 +463,21 @@ for candidate in "${TERN:-}" "$(command -v tern || true)" "$REPO/.build/release/
     fi
 done
 if [ -n "$TERN_BIN" ]; then
+    # Checked here as the Pi will read it: with --ca-file, the CA the Pi will have at
+    # /etc/tern/uplink-ca.pem is this machine's file.
+    cp "$WORK/tern.toml" "$WORK/tern.check.toml"
+    if [ -n "$CA_FILE" ]; then
+        sed -i "s#^\([[:space:]]*ca_file[[:space:]]*=[[:space:]]*\)\"/etc/tern/uplink-ca.pem\"#\1\"$(realpath "$CA_FILE")\"#" "$WORK/tern.check.toml"
+    fi
     check_status=0
-    "$TERN_BIN" config check "$WORK/tern.toml" >"$WORK/check.out" 2>&1 || check_status=$?
+    "$TERN_BIN" config check "$WORK/tern.check.toml" >"$WORK/check.out" 2>&1 || check_status=$?
     case "$check_status" in
         0) note "tern.toml  valid ($TERN_BIN config check)" ;;
         2) note "tern.toml  valid, with warnings ($TERN_BIN config check):"; grep '^warn' "$WORK/check.out" | sed 's/^/    /' || true ;;
         *) EXIT_CODE=78 die "the tern.toml for the image is invalid ($TERN_BIN config check exit $check_status): $(grep -v '^ok' "$WORK/check.out" | head -n3 | tr '\n' ' ')— fix ${CONFIG:-$PROFILE}" ;;
     esac
     # A placeholder (no --config: the board profile's tracker.example.com) is not started on the Pi.
-    if ! "$TERN_BIN" config gate "$WORK/tern.toml" >"$WORK/gate.out" 2>&1; then
+    if ! "$TERN_BIN" config gate "$WORK/tern.check.toml" >"$WORK/gate.out" 2>&1; then
         note "warning: tern.toml is not configured for a tracker yet, so tern will not start on the Pi until"
         note "         /etc/tern/tern.toml there is edited (or flash again with --config FILE):"
         sed -e 's/^<[0-9]>//' -e 's/^tern: //' "$WORK/gate.out" | grep -v -e '^not started' -e '^edit ' | sed 's/^ */    /' || true
@@ -467,6 +494,55 @@ if [ -n "$DEB" ]; then
 else
     note "no --deb: the first boot installs only /etc/tern/tern.toml; install Tern with deploy/install.sh (it keeps that file)"
 fi
+# ---------------------------------------------------------------- packages for an offline first boot
+# What the package needs and the image lacks, and chrony when tern.toml gives it the receiver's
+# time: resolved by apt against the image's own dpkg status and sources (their keyrings read from
+# the image: apt checks the signed index and every package's hash), downloaded here and listed with
+# their SHA-256 in debs/SHA256SUMS, which the first boot checks before installing them.
+if [ -n "$DEB" ] && [ "$OFFLINE_PACKAGES" = 1 ]; then
+    aw=$WORK/apt
+    mkdir -p "$aw/lists/partial" "$aw/archives/partial" "$aw/sources.list.d" "$aw/prefs" "$aw/cache"
+    for list in "$ROOT_MNT"/etc/apt/sources.list "$ROOT_MNT"/etc/apt/sources.list.d/*.list; do
+        [ -f "$list" ] || continue
+        sed -E "s#signed-by=/#signed-by=$ROOT_MNT/#Ig" "$list" >"$aw/sources.list.d/image-$(basename "$list" .list).list"
+    done
+    for sources in "$ROOT_MNT"/etc/apt/sources.list.d/*.sources; do
+        [ -f "$sources" ] || continue
+        sed -E "s#^(Signed-By:[[:space:]]*)/#\1$ROOT_MNT/#I" "$sources" >"$aw/sources.list.d/image-$(basename "$sources")"
+    done
+    grep -rqsE '^[[:space:]]*(deb |Types:.*deb)' "$aw/sources.list.d" ||
+        EXIT_CODE=65 die "the image lists no apt sources (etc/apt/sources.list*), so the packages Tern needs cannot be fetched for an offline first boot: pass --no-offline-packages (the Pi then fetches them on its first boot with a network)"
+    command -v apt-get >/dev/null || EXIT_CODE=69 die "apt-get is missing here: the offline packages are fetched with apt (run this on Debian or Ubuntu, or pass --no-offline-packages)"
+    apt_opts=(-q -o "Dir::State::status=$ROOT_MNT/var/lib/dpkg/status" -o "Dir::State::Lists=$aw/lists"
+        -o "Dir::State::extended_states=$aw/extended_states" -o "Dir::Cache=$aw/cache" -o "Dir::Cache::archives=$aw/archives"
+        -o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache=" -o "Dir::Etc::SourceList=/dev/null"
+        -o "Dir::Etc::SourceParts=$aw/sources.list.d" -o "Dir::Etc::TrustedParts=$ROOT_MNT/etc/apt/trusted.gpg.d"
+        -o "Dir::Etc::Trusted=/dev/null" -o "Dir::Etc::Preferences=/dev/null" -o "Dir::Etc::PreferencesParts=$aw/prefs"
+        -o "APT::Architecture=arm64" -o "APT::Architectures=arm64" -o "APT::Install-Recommends=false"
+        -o "Acquire::Languages=none" -o "Debug::NoLocking=1")
+    wanted=("$(realpath "$DEB")")
+    [ -z "$CHRONY_SOCKET" ] || wanted+=(chrony)
+    note "fetching   what $(basename "$DEB")${CHRONY_SOCKET:+ and chrony} need beyond the image (apt, the image's sources)"
+    apt-get "${apt_opts[@]}" update >"$WORK/apt.log" 2>&1 ||
+        EXIT_CODE=69 die "apt-get update with the image's sources failed: $(grep -E '^(E|W):' "$WORK/apt.log" | head -n3 | tr '\n' ' ')(no network here? then pass --no-offline-packages)"
+    apt-get "${apt_opts[@]}" install -y --download-only "${wanted[@]}" >>"$WORK/apt.log" 2>&1 ||
+        EXIT_CODE=69 die "apt cannot fetch what $(basename "$DEB") needs for this image: $(grep -E '^(E|W):' "$WORK/apt.log" | head -n3 | tr '\n' ' ')"
+    debs=("$aw"/archives/*.deb)
+    [ -e "${debs[0]}" ] || debs=()
+    (cd "$aw/archives" && { [ "${#debs[@]}" = 0 ] || sha256sum -- *.deb; }) >"$WORK/SHA256SUMS"
+    for staged in "$ROOT_MNT$STAGE"/debs/*.deb; do   # a package from an earlier run that is not wanted now
+        [ -f "$staged" ] || continue
+        [ -f "$aw/archives/$(basename "$staged")" ] && continue
+        note "$(verb remove) root:$STAGE/debs/$(basename "$staged")"; CHANGES=$((CHANGES + 1))
+        [ "$DRY_RUN" = 1 ] || rm -f "$staged"
+    done
+    for pkg in ${debs[@]+"${debs[@]}"}; do root_put "$STAGE/debs/$(basename "$pkg")" "$pkg" 0644; done
+    root_put "$STAGE/debs/SHA256SUMS" "$WORK/SHA256SUMS" 0644
+    note "offline    ${#debs[@]} package(s) for the first boot: $(for pkg in ${debs[@]+"${debs[@]}"}; do b=$(basename "$pkg"); printf '%s ' "${b%%_*}"; done)"
+elif [ -n "$DEB" ]; then
+    note "no offline packages (--no-offline-packages): the Pi's first boot fetches what $(basename "$DEB") needs once it has a network"
+fi
+[ -z "$CA_FILE" ] || root_put /etc/tern/uplink-ca.pem "$CA_FILE" 0644
 drop_in=$(profile_facts 'systemd drop-in' | head -n1)
 if [ -n "$drop_in" ]; then
     [ -f "$REPO/$drop_in" ] || die "board $BOARD_NAME names the drop-in $drop_in, which is missing from $REPO"
@@ -498,15 +574,25 @@ fi
 
 cat >"$WORK/firstboot.sh" <<'EOF'
 #!/bin/bash
-# Installs Tern once the network is up: the package staged by deploy/flash-image.sh (apt resolves
-# its dependencies), then /etc/tern/tern.toml; enables tern and disables itself. Run by
+# Installs Tern on the first boot: the package staged by deploy/flash-image.sh with the packages it
+# needs (debs/, checked against debs/SHA256SUMS; no network needed), or, without them, apt fetches
+# those once the network is up; then /etc/tern/tern.toml. Enables tern and disables itself. Run by
 # tern-firstboot.service, which retries every minute until this succeeds.
 set -euo pipefail
 stage=/var/lib/tern-flash
 export DEBIAN_FRONTEND=noninteractive
 apt_install=(apt-get install -y --no-install-recommends
     -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
-if [ -f "$stage/tern.deb" ]; then
+if [ -f "$stage/tern.deb" ] && [ -f "$stage/debs/SHA256SUMS" ]; then
+    (cd "$stage/debs" && sha256sum --quiet --strict -c SHA256SUMS) ||
+        { echo "tern-firstboot: a package on the card does not match its checksum (debs/SHA256SUMS): flash the card again" >&2; exit 1; }
+    offline=()
+    for deb in "$stage"/debs/*.deb; do [ -f "$deb" ] && offline+=("$deb"); done
+    # Every package apt needs is a file here: nothing is downloaded (the clock may still be wrong).
+    "${apt_install[@]}" --no-download "$stage/tern.deb" ${offline[@]+"${offline[@]}"} ||
+        { echo "tern-firstboot: installing from the card failed (above); retrying in a minute" >&2; exit 75; }
+    echo "tern-firstboot: installed $(basename "$stage/tern.deb") and ${#offline[@]} package(s) from the card, offline"
+elif [ -f "$stage/tern.deb" ]; then
     if ! "${apt_install[@]}" "$stage/tern.deb"; then
         echo "tern-firstboot: installing from the local cache failed; updating the package lists" >&2
         apt-get update || { echo "tern-firstboot: apt-get update failed: no network yet? retrying in a minute" >&2; exit 75; }
@@ -540,16 +626,17 @@ if systemctl cat tern.service >/dev/null 2>&1; then
 else
     echo "tern-firstboot: no tern.service: install Tern (deploy/install.sh keeps /etc/tern/tern.toml)" >&2
 fi
-rm -f "$stage/tern.deb" "$stage/tern.toml"
+rm -rf "$stage/tern.deb" "$stage/tern.toml" "$stage/debs"
 systemctl disable tern-firstboot.service
 echo "tern-firstboot: done"
 EOF
 cat >"$WORK/tern-firstboot.service" <<'EOF'
-# Written by Tern's deploy/flash-image.sh: installs Tern on the first boot with a network.
+# Written by Tern's deploy/flash-image.sh: installs Tern on the first boot, from the card (no
+# network needed); without the packages on the card, apt fetches them (it retries every minute
+# until the network is up).
 [Unit]
 Description=Tern first boot: install the Tern package and /etc/tern/tern.toml
-Wants=network-online.target
-After=network-online.target time-sync.target
+After=local-fs.target
 ConditionPathExists=/var/lib/tern-flash
 
 [Service]

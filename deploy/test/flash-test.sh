@@ -187,7 +187,7 @@ count_line() { grep -cxF -- "$2" "$1" || true; }
 WIFI_PSK='pa$$ "word\x'   # quotes, dollars and a backslash: quoting must survive
 printf '%s' "$WIFI_PSK" >"$T/psk"
 flash() { "$FLASH" --ssh-key "$T/key.pub" --wifi-ssid "Home Net" --wifi-psk "$WIFI_PSK" --wifi-country gb \
-    --deb "$T/tern_0.0.0_arm64.deb" "$@"; }
+    --deb "$T/tern_0.0.0_arm64.deb" --no-offline-packages "$@"; }
 
 tern_check() { # file: tern config check exits 0 or 2
     local status=0
@@ -360,11 +360,40 @@ check "an unknown --board exits 64 and lists the profiles" bash -c "test $status
 status=0
 "$FLASH" --image "$T/bookworm.img" --out "$T/x.img" --board load-switch --wifi-ssid x >"$T/err.out" 2>&1 || status=$?
 check "--wifi-ssid alone exits 64 naming the missing options" bash -c "test $status = 64 && grep -q 'wifi-psk' '$T/err.out'"
+status=0
+"$FLASH" --image "$T/bookworm.img" --out "$T/x.img" --board load-switch --deb "$T/tern_0.0.0_arm64.deb" >"$T/err.out" 2>&1 || status=$?
+check "--deb for an image without apt sources exits 65 naming --no-offline-packages" bash -c "test $status = 65 && grep -q 'no-offline-packages' '$T/err.out'"
+printf 'not a certificate\n' >"$T/ca.txt"
+status=0
+"$FLASH" --image "$T/bookworm.img" --out "$T/x.img" --board load-switch --ca-file "$T/ca.txt" >"$T/err.out" 2>&1 || status=$?
+check "--ca-file without a PEM certificate exits 64" bash -c "test $status = 64 && grep -q 'no PEM certificate' '$T/err.out'"
 sed -i 's/^Architecture: arm64/Architecture: armhf/' "$T/deb/DEBIAN/control"
 dpkg-deb --root-owner-group -Zxz --build "$T/deb" "$T/tern_0.0.0_armhf.deb" >/dev/null
 status=0
 "$FLASH" --image "$T/bookworm.img" --out "$T/x.img" --board load-switch --deb "$T/tern_0.0.0_armhf.deb" >"$T/err.out" 2>&1 || status=$?
 check "a 32-bit (armhf) package exits 64 asking for the 64-bit OS" bash -c "test $status = 64 && grep -q '64-bit Raspberry Pi OS' '$T/err.out'"
+# ---------------------------------------------------------------- a private CA for the server
+if command -v openssl >/dev/null; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$T/ca.key" -out "$T/ca.pem" \
+        -days 2 -subj "/CN=flash-test CA" 2>/dev/null
+    sed -e 's|^url = .*|url = "https://gps.flash-test.net/positions"|' \
+        -e 's|^\[uplink\]|[uplink]\nca_file = "/etc/tern/uplink-ca.pem"|' "$REPO/board/load-switch.toml" >"$T/ca-tern.toml"
+    check "--ca-file: flash-image.sh exits 0, the config checked against the local CA" \
+        flash --image "$T/trixie.img" --out "$T/ca.img" --board load-switch --config "$T/ca-tern.toml" --ca-file "$T/ca.pem"
+    if [ -f "$T/ca.img" ]; then
+        read_back "$T/ca.img" "$T/ca-read"
+        check "--ca-file: installed as /etc/tern/uplink-ca.pem (0644), tern.toml names it" bash -c "
+            cmp '$T/ca.pem' '$T/ca-read/root/etc/tern/uplink-ca.pem' && test \"\$(stat -c %a '$T/ca-read/root/etc/tern/uplink-ca.pem')\" = 644 &&
+            grep -qxF 'ca_file = \"/etc/tern/uplink-ca.pem\"' '$T/ca-read/root/var/lib/tern-flash/tern.toml'"
+    fi
+    sed -i 's|^ca_file = .*|ca_file = "/etc/ssl/other.pem"|' "$T/ca-tern.toml"
+    status=0
+    "$FLASH" --image "$T/trixie.img" --out "$T/x.img" --board load-switch --config "$T/ca-tern.toml" --ca-file "$T/ca.pem" \
+        --no-offline-packages >"$T/err.out" 2>&1 || status=$?
+    check "--ca-file with another uplink.ca_file path exits non-zero naming /etc/tern/uplink-ca.pem" bash -c "test $status != 0 && grep -q '/etc/tern/uplink-ca.pem' '$T/err.out'"
+else
+    skip "--ca-file checks (no openssl to make a CA)"
+fi
 check "no loop device or partition is left attached" bash -c "! losetup -j '$T/bookworm.img' | grep -q . && ! losetup -j '$T/usb.img' | grep -q ."
 
 echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
