@@ -761,7 +761,7 @@ else
     {
         echo "#cloud-config"
         echo "# Written by Tern's deploy/flash-image.sh (board $BOARD_NAME): host name, user, SSH key."
-        echo "# Wi-Fi is in network-config; tern-firstboot.service installs Tern once the network is up."
+        echo "# Wi-Fi is in network-config; tern-firstboot.service installs Tern from the card."
         if [ -n "$HOSTNAME_NEW" ]; then
             echo "hostname: $(yaml_str "$HOSTNAME_NEW")"
             echo "manage_etc_hosts: true"
@@ -809,7 +809,7 @@ EOF
         boot_put network-config "$WORK/network-config" secret
     fi
     # The instance id follows the settings: new settings are applied, the same ones are not twice.
-    iid=$(cat "$WORK/user-data" "$WORK/network-config" 2>/dev/null | sha256sum | cut -c1-16)
+    iid=$({ cat "$WORK/user-data"; [ ! -f "$WORK/network-config" ] || cat "$WORK/network-config"; } | sha256sum | cut -c1-16)
     {
         echo "# Written by Tern's deploy/flash-image.sh."
         echo "instance-id: tern-$iid"

@@ -372,6 +372,11 @@ dpkg-deb --root-owner-group -Zxz --build "$T/deb" "$T/tern_0.0.0_armhf.deb" >/de
 status=0
 "$FLASH" --image "$T/bookworm.img" --out "$T/x.img" --board load-switch --deb "$T/tern_0.0.0_armhf.deb" >"$T/err.out" 2>&1 || status=$?
 check "a 32-bit (armhf) package exits 64 asking for the 64-bit OS" bash -c "test $status = 64 && grep -q '64-bit Raspberry Pi OS' '$T/err.out'"
+status=0
+"$FLASH" --image "$T/trixie.img" --out "$T/nowifi.img" --board load-switch --hostname van-2 --ssh-key "$T/key.pub" \
+    >"$T/nowifi.out" 2>&1 || status=$?
+check "trixie without Wi-Fi: exits 0 with user-data and meta-data, no network-config" bash -c "
+    test $status = 0 && grep -q 'boot:/meta-data' '$T/nowifi.out' && ! grep -q 'boot:/network-config' '$T/nowifi.out' || { tail -3 '$T/nowifi.out'; false; }"
 # ---------------------------------------------------------------- a private CA for the server
 if command -v openssl >/dev/null; then
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$T/ca.key" -out "$T/ca.pem" \
