@@ -589,7 +589,9 @@ if [ -f "$stage/tern.deb" ] && [ -f "$stage/debs/SHA256SUMS" ]; then
     offline=()
     for deb in "$stage"/debs/*.deb; do [ -f "$deb" ] && offline+=("$deb"); done
     # Every package apt needs is a file here: nothing is downloaded (the clock may still be wrong).
-    "${apt_install[@]}" --no-download "$stage/tern.deb" ${offline[@]+"${offline[@]}"} ||
+    # (Not --no-download: with it, apt 3.0 loses the local files' paths, "Pathname to install is
+    # not absolute".)
+    "${apt_install[@]}" "$stage/tern.deb" ${offline[@]+"${offline[@]}"} ||
         { echo "tern-firstboot: installing from the card failed (above); retrying in a minute" >&2; exit 75; }
     echo "tern-firstboot: installed $(basename "$stage/tern.deb") and ${#offline[@]} package(s) from the card, offline"
 elif [ -f "$stage/tern.deb" ]; then

@@ -209,7 +209,7 @@ class Receiver:
     def cycle(self, now):
         fix = self.fix_at is not None and now >= self.fix_at
         # a slow wander, so consecutive fixes differ a little, as a parked receiver's do
-        t = time.gmtime(now)
+        t = time.gmtime(now + self.a.time_offset)     # the receiver's UTC (--time-offset: not this machine's)
         hms = time.strftime("%H%M%S", t) + ".000"
         dmy = time.strftime("%d%m%y", t)
         lat = self.lat + 0.00002 * math.sin(now / 60.0)
@@ -304,6 +304,9 @@ def main():
                    help="m/s due east (default 0: parked, wandering a metre or two)")
     p.add_argument("--radius", type=float, default=0.0,
                    help="with --speed: drive clockwise round a circle of this radius (m) instead")
+    p.add_argument("--time-offset", type=float, default=0.0,
+                   help="s added to this machine's clock for the UTC the receiver reports (the emulated Pi's "
+                        "first-boot check: only the receiver can then be the guest's time source)")
     a = p.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     Receiver(a).run()
