@@ -5,6 +5,7 @@
 #
 # usage: board/hil/run.sh --emulated [--profile NAME] [--json] [--minutes N] [--tern PATH] [--only LIST]
 #        board/hil/run.sh --emulated-pi [--profile NAME] [--deb PATH] [--minutes N] [--only LIST]
+#                         [--power-cuts N] [--json]
 #        board/hil/run.sh --board PROFILE [--device DEV] [--json] [--minutes N] [--tern PATH] [--interactive]
 #                         [--service [--uplink-url URL]] [--unplug-cmd CMD --replug-cmd CMD]
 #   PROFILE / NAME: a board profile, board/NAME.toml or a path (e.g. load-switch, waveshare-l76x,
@@ -15,11 +16,14 @@
 #   --service (Pi): the scheduler and doctor checks run the installed service (systemctl, its hardened
 #   unit, User=tern) with the HIL settings written to /etc/tern/tern.toml (put back afterwards)
 #   instead of `tern run` as root; --uplink-url is the server it uploads to (default: a local one).
-#   --emulated-pi: an emulated Raspberry Pi 3 B (QEMU raspi3b, Debian trixie arm64, board/hil/pi/):
-#   installs the arm64 .deb (--deb, default the newest dist/tern_*~deb13_arm64.deb) with dpkg and runs
-#   this script's --board --service path inside it on the Pi's PL011 and gpiochip0, the receiver
-#   simulated on this machine (sim-receiver.py, paced at the baud rate), the server too
-#   (board/hil/pi/rig-server.py: one more check, `uplink`, that the positions arrived once and in order).
+#   --emulated-pi: an emulated Raspberry Pi 3 B (QEMU raspi3b) from a card in Raspberry Pi OS's shape
+#   (Debian trixie arm64, board/hil/pi/image.sh), flashed with deploy/flash-image.sh and the arm64
+#   .deb (--deb, default the newest dist/tern_*~deb13_arm64.deb); first boot with no network and a
+#   wrong clock, then this script's --board --service path inside it on the Pi's PL011 and gpiochip0,
+#   power cuts (--power-cuts N, default 1; 5 or more for the long run) and a card flashed without
+#   --config; the receiver simulated on this machine (sim-receiver.py, paced at the baud rate), the
+#   servers too (board/hil/pi/rig-server.py). Checks besides the ones above: first_boot, clock,
+#   https_uplink, uplink, power_cut, placeholder (board/hil/pi/run-pi.sh says what each proves).
 # Each check prints `ok`, `FAIL` or `skip (reason)`; with --json the last line is
 # {"checks":[{"name":…,"status":"ok"|"fail"|"skip","detail":…}]}.
 # Exit: 0 no FAIL; 1 a FAIL; 2 usage or a broken setup (named); 77 the emulated rig cannot run on
@@ -31,12 +35,14 @@ die() { echo "hil: $*" >&2; exit 2; }
 not_run() { echo "hil: NOT RUN: $*" >&2; exit 77; }
 
 TARGET="" PROFILE="" JSON="" MINUTES=10 TERN="${TERN:-}" ONLY="" DEVICE="" INTERACTIVE="" SERVICE="" UPLINK_URL=""
-UNPLUG_CMD="" REPLUG_CMD="" DEB=""
+UNPLUG_CMD="" REPLUG_CMD="" DEB="" POWER_CUTS=1
 while [ $# -gt 0 ]; do
     case $1 in
         --emulated) TARGET=emulated ;;
         --emulated-pi) TARGET=emulated-pi ;;
         --deb) DEB=${2:?--deb needs a path}; shift ;;
+        --power-cuts) POWER_CUTS=${2:?--power-cuts needs a number}; shift
+            [[ $POWER_CUTS =~ ^[0-9]+$ ]] || die "--power-cuts takes a whole number, not '$POWER_CUTS'" ;;
         --service) SERVICE=--service ;;
         --uplink-url) UPLINK_URL=${2:?}; shift ;;
         --unplug-cmd) UNPLUG_CMD=${2:?}; shift ;;
@@ -108,7 +114,7 @@ fi
 
 # ---------------------------------------------------------------- an emulated Raspberry Pi (QEMU raspi3b)
 if [ "$TARGET" = emulated-pi ]; then
-    exec "$HERE/pi/run-pi.sh" "$PROFILE_FILE" "$METHOD" "$LINE" "$BAUD" "$MINUTES" "$DEB" "$ONLY"
+    exec "$HERE/pi/run-pi.sh" "$PROFILE_FILE" "$METHOD" "$LINE" "$BAUD" "$MINUTES" "$DEB" "$ONLY" "$POWER_CUTS"
 fi
 
 # ---------------------------------------------------------------- the emulated board (QEMU)

@@ -21,9 +21,14 @@ while [ $# -gt 0 ]; do
     esac
 done
 IMAGE=$("$HERE/image.sh") || { echo "boot-trials.sh: no image (image.sh failed)" >&2; exit 2; }
-[ -f "$IMAGE/rootfs.img" ] || { echo "boot-trials.sh: image.sh answered '$IMAGE', which holds no rootfs.img" >&2; exit 2; }
+[ -f "$IMAGE/card.img" ] || { echo "boot-trials.sh: image.sh answered '$IMAGE', which holds no card.img" >&2; exit 2; }
 WORK=${HIL_DIR:-/tmp/tern-hil}/pi-boot-trials
 rm -rf "$WORK"; mkdir -p "$WORK"
+# A card with a user to log in as (cloud-init, the rig's key), flashed once: every boot after the
+# first is a reboot of the same card, as a Pi's.
+"$REPO/deploy/flash-image.sh" --image "$IMAGE/card.img" --out "$WORK/card.img" --board load-switch \
+    --hostname tern-trials --ssh-key "$IMAGE/id_ed25519.pub" > "$WORK/flash.log" 2>&1 ||
+    { tail -5 "$WORK/flash.log" >&2; echo "boot-trials.sh: flash-image.sh failed" >&2; exit 2; }
 load_pid=""
 cleanup() {
     [ -f "$WORK/qemu.pid" ] && kill "$(cat "$WORK/qemu.pid")" 2> /dev/null
@@ -44,11 +49,11 @@ ok=0 lines=()
 for i in $(seq "$BOOTS"); do
     : > "$WORK/boot.log"
     start=$SECONDS
-    if "$HERE/boot.sh" "$IMAGE" "$WORK" - "$port" 2>> "$WORK/trials.log"; then up=true; ok=$((ok + 1)); else up=false; fi
+    if "$HERE/boot.sh" "$WORK/card.img" "$IMAGE/id_ed25519" "$WORK" - "$port" 2>> "$WORK/trials.log"; then up=true; ok=$((ok + 1)); else up=false; fi
     seconds=$((SECONDS - start))
     attempts=$(grep -c '^pi: attempt\|^pi: up after' "$WORK/boot.log" || true)
     cp "$WORK/boot.log" "$WORK/boot-$i.log"
-    [ -f "$WORK/qemu.pid" ] && kill "$(cat "$WORK/qemu.pid")" 2> /dev/null && sleep 2
+    [ -f "$WORK/qemu.pid" ] && kill -9 "$(cat "$WORK/qemu.pid")" 2> /dev/null && sleep 2
     rm -f "$WORK/qemu.pid"
     line=$(printf '{"boot": %d, "ok": %s, "seconds": %d, "attempts": %d, "load": %s}' "$i" "$up" "$seconds" "$attempts" \
         "$([ "$LOAD" = 1 ] && echo true || echo false)")

@@ -1,79 +1,85 @@
 #!/usr/bin/env bash
-# Boots the emulated Raspberry Pi 3 B (QEMU raspi3b, TCG) from the image board/hil/pi/image.sh made,
-# on a card of its own (a sparse copy: the cached image is never written), and waits until root can
-# log in over SSH. QEMU keeps running in the background; its PID is in WORK/qemu.pid.
+# Powers on the emulated Raspberry Pi 3 B (QEMU raspi3b, TCG) with CARD in its slot, booting what the
+# card's bootfs holds the way the firmware would (board/hil/pi/firmware.sh), and, with the network
+# up, waits until the user can log in over SSH. QEMU keeps running in the background; its PID is in
+# WORK/qemu.pid. The card is the Pi's own: written by the guest, kept across power cuts.
 #
-#   board/hil/pi/boot.sh IMAGE_DIR WORK UART0 SSH_PORT [LOCAL:GUEST ...]
+#   board/hil/pi/boot.sh CARD KEY WORK UART0 SSH_PORT
+#     KEY          the private key of the user flash-image.sh gave --ssh-key (PI_USER, default pi)
 #     UART0        a path for the PL011's host end (-chardev serial,path=UART0: a pty another process
 #                  made, e.g. board/hil/uart-bridge.py): the board's /dev/ttyAMA0 = /dev/serial0;
 #                  "-" for none (boot-trials.sh)
 #     SSH_PORT     127.0.0.1:SSH_PORT reaches the guest's port 22
-#     LOCAL:GUEST  a file written into the card before it boots (GUEST: an absolute path whose
-#                  directory exists in the image, e.g. /root/guest.tar), as one copies files onto
-#                  an SD card: the network then carries only what the test is about
+#   PI_LINK=off    power on with the Ethernet link down (QEMU's set_link before the first instruction):
+#                  no network at all, not even SSH; boot.sh returns once QEMU runs, and
+#                  `board/hil/pi/monitor.sh WORK set_link net0 on` brings the link up later
 # The guest's network is QEMU's user-mode stack on a USB Ethernet adapter: its connections become the
 # QEMU process's own (10.0.2.2 = this machine's loopback); nothing listens on the guest from outside
-# but SSH on 127.0.0.1. WORK/console.log is the serial console (the mini UART, ttyS1);
-# WORK/monitor.sock is QEMU's monitor (board/hil/pi/gpio-wire.py reads the GPIO levels there).
+# but SSH on 127.0.0.1. WORK/console.log is the serial console: the mini UART (ttyS1), the one thing
+# the rig adds to cmdline.txt (a Pi's console is its screen, tty1). WORK/monitor.sock is QEMU's
+# monitor for board/hil/pi/gpio-wire.py (which reads the GPIO levels there), WORK/control.sock a
+# second one for the rig (set_link).
 #
 # The adapter hangs off the emulated DWC2 USB controller, whose enumeration depends on timing: on a
 # loaded machine the guest may come up with the port never connected ("dwc2 ...: Not connected" on
-# the console) and no network at all. So an attempt that has not reached SSH within
-# $PI_BOOT_ATTEMPT_TIMEOUT s (default 300; an idle boot takes ~120 s, a loaded one ~150 s) is
-# stopped and the Pi booted again from a fresh card, up to $PI_BOOT_ATTEMPTS times (default 3); an
-# attempt whose console has reached its login prompt without the network is given 90 s more, then
-# stopped. Each attempt's console is kept as WORK/console-N.log; WORK/boot.log says how each went.
-# Exit: 0 up, 1 no attempt came up (the last console's tail is printed).
+# the console) and no network at all. So, with the link up, an attempt that has not reached SSH
+# within $PI_BOOT_ATTEMPT_TIMEOUT s (default 420) is powered off and on again, up to
+# $PI_BOOT_ATTEMPTS times (default 3). Each attempt's console is kept as WORK/console-N.log;
+# WORK/boot.log says how each went. Exit: 0 up, 1 no attempt came up (the last console's tail).
 set -euo pipefail
-IMAGE=$1 WORK=$2 UART0=$3 PORT=$4
-shift 4
-PUTS=("$@")
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CARD=$1 KEY=$2 WORK=$3 UART0=$4 PORT=$5
 ATTEMPTS=${PI_BOOT_ATTEMPTS:-3}
-ATTEMPT_TIMEOUT=${PI_BOOT_ATTEMPT_TIMEOUT:-300}
+ATTEMPT_TIMEOUT=${PI_BOOT_ATTEMPT_TIMEOUT:-420}
+LINK=${PI_LINK:-on}
+USER_NAME=${PI_USER:-pi}
 mkdir -p "$WORK"
 say() { echo "pi: $*" | tee -a "$WORK/boot.log" >&2; }
-
-# card: a fresh copy of the image with the PUTS written in (debugfs, on the unmounted file system;
-# debugfs exits 0 whatever happened, so each file is looked up afterwards).
-card() {
-    local put
-    rm -f "$WORK/card.img"
-    cp --sparse=always "$IMAGE/rootfs.img" "$WORK/card.img"
-    for put in ${PUTS[@]+"${PUTS[@]}"}; do
-        [ -f "${put%%:*}" ] || { echo "boot.sh: ${put%%:*}: no such file" >&2; return 1; }
-        debugfs -w -R "write ${put%%:*} ${put#*:}" "$WORK/card.img" > "$WORK/debugfs.log" 2>&1
-        debugfs -R "stat ${put#*:}" "$WORK/card.img" 2>&1 | grep -q "^Inode:" ||
-            { echo "boot.sh: could not write ${put#*:} into the card: $(cat "$WORK/debugfs.log")" >&2; return 1; }
-    done
-}
+[ -f "$CARD" ] || { echo "boot.sh: no card $CARD" >&2; exit 1; }
+"$HERE/firmware.sh" "$CARD" "$WORK/firmware" > "$WORK/firmware.log" || { cat "$WORK/firmware.log" >&2; exit 1; }
+grep -q 'applied dtoverlay=disable-bt' "$WORK/firmware.log" ||
+    say "note: config.txt has no dtoverlay=disable-bt: the PL011 stays Bluetooth's, /dev/serial0 the mini UART"
 stop_qemu() {
     [ -f "$WORK/qemu.pid" ] || return 0
     local pid
     pid=$(cat "$WORK/qemu.pid")
-    kill "$pid" 2> /dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
     kill -9 "$pid" 2> /dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
     rm -f "$WORK/qemu.pid"
 }
-SSH=(ssh -q -i "$IMAGE/id_ed25519" -p "$PORT" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
-     -o ConnectTimeout=10 -o BatchMode=yes root@127.0.0.1)
+SSH=(ssh -q -i "$KEY" -p "$PORT" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
+     -o ConnectTimeout=10 -o BatchMode=yes "$USER_NAME@127.0.0.1")
 
+initrd=()
+[ -f "$WORK/firmware/initrd" ] && initrd=(-initrd "$WORK/firmware/initrd")
 uart0=(-chardev "serial,id=uart0,path=$UART0")
 [ "$UART0" != - ] || uart0=(-chardev "null,id=uart0")
 
-for attempt in $(seq "$ATTEMPTS"); do
-    rm -f "$WORK/monitor.sock" "$WORK/console.log"
-    card || exit 1
-    # raspi3b: 4 Cortex-A53, 1 GiB, the BCM2837's peripherals (PL011, mini UART, GPIO, SDHOST, DWC2 USB).
-    qemu-system-aarch64 -M raspi3b -m 1G -display none -no-reboot \
-        -kernel "$IMAGE/vmlinuz" -initrd "$IMAGE/initrd.img" -dtb "$IMAGE/rpi3b.dtb" \
-        -append "root=/dev/mmcblk0 rootwait rw console=ttyS1,115200 quiet systemd.show_status=1 net.ifnames=0" \
-        -drive if=sd,format=raw,file="$WORK/card.img" \
+power_on() {
+    rm -f "$WORK/monitor.sock" "$WORK/control.sock" "$WORK/console.log"
+    # raspi3b: 4 Cortex-A53, 1 GiB, the BCM2837's peripherals (PL011, mini UART, GPIO, SDHOST, DWC2
+    # USB). -S: stopped until the rig has set the link, then `cont`.
+    qemu-system-aarch64 -M raspi3b -m 1G -display none -no-reboot -S \
+        -kernel "$WORK/firmware/kernel" ${initrd[@]+"${initrd[@]}"} \
+        -dtb "$WORK/firmware/dtb" -append "$(cat "$WORK/firmware/cmdline") console=ttyS1,115200" \
+        -drive if=sd,format=raw,file="$CARD" \
         "${uart0[@]}" -serial chardev:uart0 \
         -chardev file,id=con,path="$WORK/console.log" -serial chardev:con \
         -netdev user,id=net0,hostfwd=tcp:127.0.0.1:"$PORT"-:22 -device usb-net,netdev=net0 \
         -monitor unix:"$WORK/monitor.sock",server=on,wait=off \
+        -monitor unix:"$WORK/control.sock",server=on,wait=off \
         -pidfile "$WORK/qemu.pid" -daemonize
+    [ "$LINK" = on ] || "$HERE/monitor.sh" "$WORK" "set_link net0 off" > /dev/null
+    "$HERE/monitor.sh" "$WORK" cont > /dev/null
+}
+
+if [ "$LINK" != on ]; then
+    power_on
+    say "powered on with the link down (no network); console: $WORK/console.log"
+    exit 0
+fi
+for attempt in $(seq "$ATTEMPTS"); do
+    power_on
     start=$SECONDS login_at=""
     while [ $((SECONDS - start)) -lt "$ATTEMPT_TIMEOUT" ]; do
         if "${SSH[@]}" true 2> /dev/null; then
@@ -83,8 +89,8 @@ for attempt in $(seq "$ATTEMPTS"); do
         fi
         kill -0 "$(cat "$WORK/qemu.pid")" 2> /dev/null || { say "attempt $attempt: QEMU exited"; break; }
         if [ -z "$login_at" ] && grep -q 'login:' "$WORK/console.log" 2> /dev/null; then login_at=$SECONDS; fi
-        if [ -n "$login_at" ] && [ $((SECONDS - login_at)) -ge 90 ]; then
-            say "attempt $attempt: at the login prompt for 90 s without SSH ($(grep -c 'Not connected' "$WORK/console.log" || true) 'Not connected' lines from the USB controller)"
+        if [ -n "$login_at" ] && [ $((SECONDS - login_at)) -ge 120 ]; then
+            say "attempt $attempt: at the login prompt for 120 s without SSH ($(grep -c 'Not connected' "$WORK/console.log" || true) 'Not connected' lines from the USB controller)"
             break
         fi
         sleep 3
