@@ -334,10 +334,10 @@ TRANSITION_LIMIT = 0.1   # s: tern's logged moment must be this close to the lin
 def compare_transitions(line_tr, tern_tr, t_start, limit=TRANSITION_LIMIT):
     """One-to-one, in order: the k-th transition on the line against the k-th in tern's power log.
     line_tr: (time, state[, since]) from LineSampler (the change happened between since and time) or
-    a state log (a point); tern_tr: (time, state). Returns (problems, worst gap s, worst interval s).
-    An interval wider than `limit` is a problem by itself: tern's moment anywhere inside it would
-    score a gap of 0, so such a transition cannot be judged."""
-    problems, worst, resolution = [], 0.0, 0.0
+    a state log (a point); tern_tr: (time, state). Returns (problems, unjudged, worst gap s, worst
+    interval s). A transition sampled wider than `limit` is not judged (tern's moment anywhere inside
+    the interval would score a gap of 0): it is listed in `unjudged`, and the check cannot be ok."""
+    problems, unjudged, worst, resolution = [], [], 0.0, 0.0
     for k in range(max(len(line_tr), len(tern_tr))):
         if k >= len(line_tr):
             problems.append("tern logged power %s at +%.1f s, the line did not change" % (tern_tr[k][1], tern_tr[k][0] - t_start))
@@ -350,13 +350,13 @@ def compare_transitions(line_tr, tern_tr, t_start, limit=TRANSITION_LIMIT):
         d = since - tt if tt < since else max(0.0, tt - tl)
         worst, resolution = max(worst, d), max(resolution, tl - since)
         if tl - since > limit:
-            problems.append("the line went %s between +%.3f and +%.3f s: the sampler saw it only to %.0f ms, "
+            unjudged.append("the line went %s between +%.3f and +%.3f s: the sampler saw it only to %.0f ms, "
                             "more than the %.0f ms limit, so tern's %s at +%.3f s cannot be judged (a stalled sampler: "
                             "a loaded machine)" % (sl, since - t_start, tl - t_start, (tl - since) * 1000, limit * 1000,
                                                   st, tt - t_start))
         elif sl != st or d > limit:
             problems.append("line %s between +%.3f and +%.3f s vs tern %s at +%.3f s" % (sl, since - t_start, tl - t_start, st, tt - t_start))
-    return problems, worst, resolution
+    return problems, unjudged, worst, resolution
 
 
 def hardening_problems(status_text, user, uid):
@@ -1149,7 +1149,7 @@ class Checks:
         if line_tr is None:
             return self.report("scheduler", "skip", "%s; tern's power log not compared: no independent view of the "
                                "receiver's power on this board (%s%s)" % (extra, self.power.describe(), "; " + how if how else ""))
-        problems, worst, resolution = compare_transitions(line_tr, dedup, t_start)
+        problems, unjudged, worst, resolution = compare_transitions(line_tr, dedup, t_start)
         if hardening:
             problems = hardening + problems
         detail = "%s; %d transitions on %s (%s at the start), %d in tern's power log, worst gap %.0f ms" % (
@@ -1162,7 +1162,11 @@ class Checks:
             detail += "; the service runs as tern with NoNewPrivs, seccomp mode 2 and no capability (/proc/PID/status)"
         if problems:
             detail += ": " + "; ".join(problems[:5]) + (" …" if len(problems) > 5 else "") + " (log %s)" % daemon.log_path
-        self.report("scheduler", "fail" if problems else "ok", detail)
+        elif unjudged:
+            # Not ok and not a FAIL: the rig could not time these transitions well enough to judge tern.
+            detail += ": cannot judge %d of %d transitions: %s (log %s)" % (
+                len(unjudged), len(line_tr), "; ".join(unjudged[:3]) + (" …" if len(unjudged) > 3 else ""), daemon.log_path)
+        self.report("scheduler", "fail" if problems else "skip" if unjudged else "ok", detail)
 
     def report_doctor(self):
         r = self.doctor_result
