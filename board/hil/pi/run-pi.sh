@@ -114,7 +114,19 @@ sed -n '1,/^$/p' "$STAGE/guest-status.log" | sed '/^$/d; s/^/hil-pi:   /' >&2
 # What the service stored and has not sent yet stays in its queue: the server must have exactly the rest.
 "${SSH[@]}" 'tern status --json' > "$STAGE/guest-status.json" 2> /dev/null || true
 uplink_rc=0
-python3 "$HERE/rig-server.py" report "$STAGE/uplink.jsonl" "$STAGE/guest-status.json" || uplink_rc=1
+python3 "$HERE/rig-server.py" report "$STAGE/uplink.jsonl" "$STAGE/guest-status.json" | tee "$STAGE/uplink-report.txt" || uplink_rc=1
+# The last line, for CI's summary: the guest's checks and the uplink check, as JSON.
+python3 - "$STAGE/report.txt" "$STAGE/uplink-report.txt" <<'PY' || true
+import json, sys
+checks = []
+for line in open(sys.argv[1]):
+    if line.startswith('{"checks"'):
+        checks = json.loads(line)["checks"]
+for line in open(sys.argv[2]):
+    mark, name, detail = line.split(None, 2) if len(line.split(None, 2)) == 3 else ("FAIL", "uplink", line)
+    checks.append({"name": name, "status": "ok" if mark == "ok" else "fail", "detail": detail.strip()})
+print(json.dumps({"checks": checks}))
+PY
 echo "hil-pi: emulated Pi run took $((SECONDS - START)) s; logs in $STAGE (report.txt, tern-service.log, sim.log, gpio-wire.log, console.log)" >&2
 case $rc in
     0) exit "$uplink_rc" ;;
