@@ -256,7 +256,7 @@ class LineSampler:
     transition is (time, state, since): it happened after `since` (the start of the last read that
     still saw the old state) and before `time` (the end of the read that saw the new one). On a busy
     machine a read can come late; the interval says how well the moment is known, and the
-    scheduler check fails a transition known to less than TRANSITION_LIMIT. So, run as root, the
+    scheduler check cannot judge a transition known to less than TRANSITION_LIMIT. So, run as root, the
     sampling thread asks for real-time priority (SCHED_FIFO) and the interpreter for a short GIL
     switch interval while it samples: a read is then late only when the machine itself stalls."""
 
@@ -612,6 +612,10 @@ class ProcessDaemon:
 
     def restore_config(self):
         pass
+
+    def hardening(self):
+        """None: `tern run` as root has no unit whose sandbox the check could hold it to."""
+        return None
 
     def start(self, cfg, on_line):
         logf = open(self.log_path, "w")
@@ -1087,7 +1091,7 @@ class Checks:
             return self.report("scheduler", "fail", start_error)
         run_for = self.a.minutes * 60.0
         doctor_at = t_start + min(max(30.0, run_for / 2), run_for - 5)
-        status, memory, hardening = None, None, []
+        status, memory, hardening = None, None, None
         while time.time() < t_start + run_for and daemon.alive():
             if self.doctor_result is None and time.time() >= doctor_at:
                 self.doctor_result = self.tern("doctor", "--config", cfg, timeout=60)
@@ -1100,7 +1104,7 @@ class Checks:
             except ValueError:
                 status = None
             memory = daemon.memory()
-            hardening = daemon.hardening() if hasattr(daemon, "hardening") else []
+            hardening = daemon.hardening()
             stop_problem = daemon.stop()
         else:
             stop_problem = None
@@ -1150,15 +1154,13 @@ class Checks:
             return self.report("scheduler", "skip", "%s; tern's power log not compared: no independent view of the "
                                "receiver's power on this board (%s%s)" % (extra, self.power.describe(), "; " + how if how else ""))
         problems, unjudged, worst, resolution = compare_transitions(line_tr, dedup, t_start)
-        if hardening:
-            problems = hardening + problems
+        problems = (hardening or []) + problems
         detail = "%s; %d transitions on %s (%s at the start), %d in tern's power log, worst gap %.0f ms" % (
             extra, len(line_tr), how, initial, len(dedup), worst * 1000)
         if sampler:
-            detail += " (each transition timed to %.0f ms or better)" % (resolution * 1000)
-        if sampler:
-            detail += " (%d samples%s)" % (sampler.samples, ", SCHED_FIFO" if getattr(sampler, "realtime", False) else "")
-        if hasattr(daemon, "hardening") and not hardening:
+            detail += " (each transition timed to %.0f ms or better) (%d samples%s)" % (
+                resolution * 1000, sampler.samples, ", SCHED_FIFO" if getattr(sampler, "realtime", False) else "")
+        if hardening == []:
             detail += "; the service runs as tern with NoNewPrivs, seccomp mode 2 and no capability (/proc/PID/status)"
         if problems:
             detail += ": " + "; ".join(problems[:5]) + (" …" if len(problems) > 5 else "") + " (log %s)" % daemon.log_path
