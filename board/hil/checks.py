@@ -256,7 +256,7 @@ class LineSampler:
     transition is (time, state, since): it happened after `since` (the start of the last read that
     still saw the old state) and before `time` (the end of the read that saw the new one). On a busy
     machine a read can come late; the interval says how well the moment is known, and the
-    scheduler check fails a transition known to less than TRANSITION_LIMIT. So, run as root, the
+    scheduler check cannot judge a transition known to less than TRANSITION_LIMIT. So, run as root, the
     sampling thread asks for real-time priority (SCHED_FIFO) and the interpreter for a short GIL
     switch interval while it samples: a read is then late only when the machine itself stalls."""
 
@@ -334,10 +334,10 @@ TRANSITION_LIMIT = 0.1   # s: tern's logged moment must be this close to the lin
 def compare_transitions(line_tr, tern_tr, t_start, limit=TRANSITION_LIMIT):
     """One-to-one, in order: the k-th transition on the line against the k-th in tern's power log.
     line_tr: (time, state[, since]) from LineSampler (the change happened between since and time) or
-    a state log (a point); tern_tr: (time, state). Returns (problems, worst gap s, worst interval s).
-    An interval wider than `limit` is a problem by itself: tern's moment anywhere inside it would
-    score a gap of 0, so such a transition cannot be judged."""
-    problems, worst, resolution = [], 0.0, 0.0
+    a state log (a point); tern_tr: (time, state). Returns (problems, unjudged, worst gap s, worst
+    interval s). A transition sampled wider than `limit` is not judged (tern's moment anywhere inside
+    the interval would score a gap of 0): it is listed in `unjudged`, and the check cannot be ok."""
+    problems, unjudged, worst, resolution = [], [], 0.0, 0.0
     for k in range(max(len(line_tr), len(tern_tr))):
         if k >= len(line_tr):
             problems.append("tern logged power %s at +%.1f s, the line did not change" % (tern_tr[k][1], tern_tr[k][0] - t_start))
@@ -350,13 +350,13 @@ def compare_transitions(line_tr, tern_tr, t_start, limit=TRANSITION_LIMIT):
         d = since - tt if tt < since else max(0.0, tt - tl)
         worst, resolution = max(worst, d), max(resolution, tl - since)
         if tl - since > limit:
-            problems.append("the line went %s between +%.3f and +%.3f s: the sampler saw it only to %.0f ms, "
+            unjudged.append("the line went %s between +%.3f and +%.3f s: the sampler saw it only to %.0f ms, "
                             "more than the %.0f ms limit, so tern's %s at +%.3f s cannot be judged (a stalled sampler: "
                             "a loaded machine)" % (sl, since - t_start, tl - t_start, (tl - since) * 1000, limit * 1000,
                                                   st, tt - t_start))
         elif sl != st or d > limit:
             problems.append("line %s between +%.3f and +%.3f s vs tern %s at +%.3f s" % (sl, since - t_start, tl - t_start, st, tt - t_start))
-    return problems, worst, resolution
+    return problems, unjudged, worst, resolution
 
 
 def hardening_problems(status_text, user, uid):
@@ -612,6 +612,10 @@ class ProcessDaemon:
 
     def restore_config(self):
         pass
+
+    def hardening(self):
+        """None: `tern run` as root has no unit whose sandbox the check could hold it to."""
+        return None
 
     def start(self, cfg, on_line):
         logf = open(self.log_path, "w")
@@ -1087,7 +1091,7 @@ class Checks:
             return self.report("scheduler", "fail", start_error)
         run_for = self.a.minutes * 60.0
         doctor_at = t_start + min(max(30.0, run_for / 2), run_for - 5)
-        status, memory, hardening = None, None, []
+        status, memory, hardening = None, None, None
         while time.time() < t_start + run_for and daemon.alive():
             if self.doctor_result is None and time.time() >= doctor_at:
                 self.doctor_result = self.tern("doctor", "--config", cfg, timeout=60)
@@ -1100,7 +1104,7 @@ class Checks:
             except ValueError:
                 status = None
             memory = daemon.memory()
-            hardening = daemon.hardening() if hasattr(daemon, "hardening") else []
+            hardening = daemon.hardening()
             stop_problem = daemon.stop()
         else:
             stop_problem = None
@@ -1149,20 +1153,22 @@ class Checks:
         if line_tr is None:
             return self.report("scheduler", "skip", "%s; tern's power log not compared: no independent view of the "
                                "receiver's power on this board (%s%s)" % (extra, self.power.describe(), "; " + how if how else ""))
-        problems, worst, resolution = compare_transitions(line_tr, dedup, t_start)
-        if hardening:
-            problems = hardening + problems
+        problems, unjudged, worst, resolution = compare_transitions(line_tr, dedup, t_start)
+        problems = (hardening or []) + problems
         detail = "%s; %d transitions on %s (%s at the start), %d in tern's power log, worst gap %.0f ms" % (
             extra, len(line_tr), how, initial, len(dedup), worst * 1000)
         if sampler:
-            detail += " (each transition timed to %.0f ms or better)" % (resolution * 1000)
-        if sampler:
-            detail += " (%d samples%s)" % (sampler.samples, ", SCHED_FIFO" if getattr(sampler, "realtime", False) else "")
-        if hasattr(daemon, "hardening") and not hardening:
+            detail += " (each transition timed to %.0f ms or better) (%d samples%s)" % (
+                resolution * 1000, sampler.samples, ", SCHED_FIFO" if getattr(sampler, "realtime", False) else "")
+        if hardening == []:
             detail += "; the service runs as tern with NoNewPrivs, seccomp mode 2 and no capability (/proc/PID/status)"
         if problems:
             detail += ": " + "; ".join(problems[:5]) + (" …" if len(problems) > 5 else "") + " (log %s)" % daemon.log_path
-        self.report("scheduler", "fail" if problems else "ok", detail)
+        elif unjudged:
+            # Not ok and not a FAIL: the rig could not time these transitions well enough to judge tern.
+            detail += ": cannot judge %d of %d transitions: %s (log %s)" % (
+                len(unjudged), len(line_tr), "; ".join(unjudged[:3]) + (" …" if len(unjudged) > 3 else ""), daemon.log_path)
+        self.report("scheduler", "fail" if problems else "skip" if unjudged else "ok", detail)
 
     def report_doctor(self):
         r = self.doctor_result

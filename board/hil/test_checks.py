@@ -229,39 +229,40 @@ class CompareTransitions(unittest.TestCase):
 
     def test_a_well_sampled_transition_at_tern_moment_passes(self):
         line = [(self.T0 + 10.02, "on", self.T0 + 10.0)]
-        problems, worst, resolution = checks.compare_transitions(line, [(self.T0 + 10.01, "on")], self.T0)
-        self.assertEqual(problems, [])
+        problems, unjudged, worst, resolution = checks.compare_transitions(line, [(self.T0 + 10.01, "on")], self.T0)
+        self.assertEqual((problems, unjudged), ([], []))
         self.assertEqual(worst, 0.0)
         self.assertAlmostEqual(resolution, 0.02)
 
     def test_tern_late_by_more_than_the_limit_fails(self):
         line = [(self.T0 + 10.02, "on", self.T0 + 10.0)]
-        problems, worst, _ = checks.compare_transitions(line, [(self.T0 + 10.5, "on")], self.T0)
+        problems, _, worst, _ = checks.compare_transitions(line, [(self.T0 + 10.5, "on")], self.T0)
         self.assertEqual(len(problems), 1)
         self.assertAlmostEqual(worst, 0.48)
 
-    def test_a_stalled_sampler_fails_instead_of_scoring_a_gap_of_zero(self):
+    def test_a_stalled_sampler_leaves_the_transition_unjudged_instead_of_scoring_a_gap_of_zero(self):
         # The sampler stalled for 1.5 s around the change; tern logged it 1.2 s off the true moment,
         # inside the interval, which scored "gap 0 ms" before the interval was bounded.
         line = [(self.T0 + 11.5, "off", self.T0 + 10.0)]
-        problems, worst, resolution = checks.compare_transitions(line, [(self.T0 + 11.2, "off")], self.T0)
+        problems, unjudged, worst, resolution = checks.compare_transitions(line, [(self.T0 + 11.2, "off")], self.T0)
         self.assertEqual(worst, 0.0)
         self.assertAlmostEqual(resolution, 1.5)
-        self.assertEqual(len(problems), 1)
-        self.assertIn("cannot be judged", problems[0])
+        self.assertEqual(problems, [])
+        self.assertEqual(len(unjudged), 1)
+        self.assertIn("cannot be judged", unjudged[0])
 
     def test_a_state_log_point_has_no_interval(self):
-        problems, _, resolution = checks.compare_transitions([(self.T0 + 5, "on")], [(self.T0 + 5.05, "on")], self.T0)
-        self.assertEqual((problems, resolution), ([], 0.0))
+        problems, unjudged, _, resolution = checks.compare_transitions([(self.T0 + 5, "on")], [(self.T0 + 5.05, "on")], self.T0)
+        self.assertEqual((problems, unjudged, resolution), ([], [], 0.0))
 
     def test_a_transition_tern_did_not_log_fails(self):
         line = [(self.T0 + 5.01, "on", self.T0 + 5.0), (self.T0 + 9.01, "off", self.T0 + 9.0)]
-        problems, _, _ = checks.compare_transitions(line, [(self.T0 + 5.0, "on")], self.T0)
+        problems, _, _, _ = checks.compare_transitions(line, [(self.T0 + 5.0, "on")], self.T0)
         self.assertEqual(problems, ["the line went off at +9.0 s, tern did not log it"])
 
     def test_a_state_tern_got_wrong_fails(self):
         line = [(self.T0 + 5.01, "on", self.T0 + 5.0)]
-        problems, _, _ = checks.compare_transitions(line, [(self.T0 + 5.0, "off")], self.T0)
+        problems, _, _, _ = checks.compare_transitions(line, [(self.T0 + 5.0, "off")], self.T0)
         self.assertEqual(len(problems), 1)
 
 
