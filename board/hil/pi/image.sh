@@ -56,7 +56,7 @@ PACKAGES="systemd-sysv udev kmod initramfs-tools $PI_KERNEL openssh-server sudo 
   passwd cloud-init systemd-timesyncd fake-hwclock dosfstools e2fsprogs ca-certificates"
 DISK_ID=0x7e2a0001   # the MBR's disk identifier: PARTUUIDs 7e2a0001-01 (bootfs) and -02 (rootfs)
 layout=5  # bump when what the image is made of changes (the hooks below)
-pins=$(echo "$layout $MIRROR $PACKAGES $(sha256sum "$here/disable-bt.dts")" | sha256sum | cut -c1-16)
+pins=$(echo "$layout $MIRROR $PACKAGES $(sha256sum < "$here/disable-bt.dts")" | sha256sum | cut -c1-16)  # not the path: a clone elsewhere shares the cache
 cached=0
 [ "$(cat "$CACHE/.tern-pins" 2>/dev/null)" = "$pins" ] && [ -f "$CACHE/card.img" ] && cached=1
 if [ "$STATUS" = 1 ]; then
