@@ -359,6 +359,28 @@ def compare_transitions(line_tr, tern_tr, t_start, limit=TRANSITION_LIMIT):
     return problems, unjudged, worst, resolution
 
 
+def split_at_stop(line_tr, tern_tr, t_stop):
+    """The transitions before the daemon was told to stop, and what the stop did. The stop's power-off
+    is the daemon's answer to SIGTERM, not a decision of the scheduler, and its log line is timed
+    only by its arrival: under systemd the journal stamps stderr lines as it receives them, and at a
+    stop it receives the service's last lines in a burst behind systemd's own (0.3 s late, measured
+    on the emulated Pi). So it is checked for being there and for its state, not for its moment.
+    Returns (line before, tern before, problems, detail)."""
+    line_before = [t for t in line_tr if (t[2] if len(t) > 2 else t[0]) < t_stop]
+    tern_before = [t for t in tern_tr if t[0] < t_stop]
+    line_after, tern_after = line_tr[len(line_before):], tern_tr[len(tern_before):]
+    problems = []
+    if [t[1] for t in line_after] != [t[1] for t in tern_after] or any(t[1] != "off" for t in line_after):
+        problems.append("at the stop the line went %s and tern logged %s (want one off each, or nothing if off)" % (
+            "/".join(t[1] for t in line_after) or "nowhere", "/".join(t[1] for t in tern_after) or "nothing"))
+    if not line_after:
+        detail = "the receiver was off when the daemon stopped"
+    else:
+        detail = "the stop switched the receiver off %.0f ms after the stop request" % (
+            max(0.0, (line_after[0][2] if len(line_after[0]) > 2 else line_after[0][0]) - t_stop) * 1000)
+    return line_before, tern_before, problems, detail
+
+
 def hardening_problems(status_text, user, uid):
     """What /proc/PID/status of the service's main process says against its hardened unit: it runs
     as `user` (uid), with no_new_privs, a seccomp filter (mode 2) and no effective capability."""
@@ -1105,9 +1127,10 @@ class Checks:
                 status = None
             memory = daemon.memory()
             hardening = daemon.hardening()
+            t_stop = time.time()
             stop_problem = daemon.stop()
         else:
-            stop_problem = None
+            stop_problem, t_stop = None, time.time()
             daemon.stop()
         time.sleep(1.0)
         line_tr = sampler.finish() if sampler else None
@@ -1153,10 +1176,11 @@ class Checks:
         if line_tr is None:
             return self.report("scheduler", "skip", "%s; tern's power log not compared: no independent view of the "
                                "receiver's power on this board (%s%s)" % (extra, self.power.describe(), "; " + how if how else ""))
-        problems, unjudged, worst, resolution = compare_transitions(line_tr, dedup, t_start)
-        problems = (hardening or []) + problems
-        detail = "%s; %d transitions on %s (%s at the start), %d in tern's power log, worst gap %.0f ms" % (
-            extra, len(line_tr), how, initial, len(dedup), worst * 1000)
+        line_run, tern_run, stop_problems, stop_detail = split_at_stop(line_tr, dedup, t_stop)
+        problems, unjudged, worst, resolution = compare_transitions(line_run, tern_run, t_start)
+        problems = (hardening or []) + problems + stop_problems
+        detail = "%s; %d transitions on %s (%s at the start), %d in tern's power log, worst gap %.0f ms before the stop; %s" % (
+            extra, len(line_tr), how, initial, len(dedup), worst * 1000, stop_detail)
         if sampler:
             detail += " (each transition timed to %.0f ms or better) (%d samples%s)" % (
                 resolution * 1000, sampler.samples, ", SCHED_FIFO" if getattr(sampler, "realtime", False) else "")

@@ -266,6 +266,39 @@ class CompareTransitions(unittest.TestCase):
         self.assertEqual(len(problems), 1)
 
 
+class SplitAtStop(unittest.TestCase):
+    """The stop's power-off is checked for being there, not timed against the journal's late stamp."""
+    T0, STOP = 1000.0, 1300.0
+
+    def test_the_stop_power_off_logged_late_is_not_judged_as_a_scheduler_gap(self):
+        # The emulated Pi: the line off 30 ms after the stop, tern's line stamped 0.3 s later.
+        line = [(self.T0 + 5.01, "on", self.T0 + 5.0), (self.STOP + 0.05, "off", self.STOP + 0.02)]
+        tern = [(self.T0 + 5.0, "on"), (self.STOP + 0.33, "off")]
+        line_run, tern_run, problems, detail = checks.split_at_stop(line, tern, self.STOP)
+        self.assertEqual((line_run, tern_run, problems), (line[:1], tern[:1], []))
+        self.assertIn("20 ms after the stop request", detail)
+
+    def test_a_receiver_left_on_at_the_stop_fails(self):
+        line = [(self.T0 + 5.01, "on", self.T0 + 5.0)]
+        tern = [(self.T0 + 5.0, "on"), (self.STOP + 0.3, "off")]
+        _, _, problems, _ = checks.split_at_stop(line, tern, self.STOP)
+        self.assertEqual(len(problems), 1)
+
+    def test_a_receiver_already_off_at_the_stop_has_nothing_to_check(self):
+        line = [(self.T0 + 5.01, "on", self.T0 + 5.0), (self.T0 + 9.01, "off", self.T0 + 9.0)]
+        tern = [(self.T0 + 5.0, "on"), (self.T0 + 9.0, "off")]
+        line_run, tern_run, problems, detail = checks.split_at_stop(line, tern, self.STOP)
+        self.assertEqual((line_run, tern_run, problems), (line, tern, []))
+        self.assertIn("off when the daemon stopped", detail)
+
+    def test_a_scheduled_off_just_before_the_stop_stays_judged(self):
+        line = [(self.STOP - 0.49, "off", self.STOP - 0.5)]
+        tern = [(self.STOP - 0.2, "off")]
+        line_run, tern_run, _, _ = checks.split_at_stop(line, tern, self.STOP)
+        problems, _, _, _ = checks.compare_transitions(line_run, tern_run, self.T0)
+        self.assertEqual(len(problems), 1)
+
+
 class HardeningProblems(unittest.TestCase):
     """The service check reads /proc/PID/status of the installed service's process."""
     HARDENED = "\n".join(["Name:\ttern", "Uid:\t998\t998\t998\t998", "Gid:\t998\t998\t998\t998",

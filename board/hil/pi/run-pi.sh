@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The HIL suite on an emulated Raspberry Pi 3 B, from a flashed card: called by
 # `board/hil/run.sh --emulated-pi` (which reads the profile), not by hand.
-#   run-pi.sh PROFILE_FILE METHOD LINE BAUD MINUTES DEB ONLY POWER_CUTS
+#   run-pi.sh PROFILE_FILE METHOD LINE BAUD MINUTES DEB ONLY POWER_CUTS SKIP
 # What a user does, then what a tracker in the field meets:
 #  1. flash: deploy/flash-image.sh, as README says, onto the Raspberry Pi OS-shaped card
 #     (board/hil/pi/image.sh): --board, --config (the rig's https server), --deb, --hostname,
@@ -27,7 +27,7 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
-PROFILE_FILE=$1 METHOD=$2 LINE=$3 BAUD=$4 MINUTES=$5 DEB=${6:-} ONLY=${7:-} POWER_CUTS=${8:-1}
+PROFILE_FILE=$1 METHOD=$2 LINE=$3 BAUD=$4 MINUTES=$5 DEB=${6:-} ONLY=${7:-} POWER_CUTS=${8:-1} SKIP=${9:-}
 die() { echo "hil-pi: $*" >&2; exit 2; }
 not_run() { echo "hil-pi: NOT RUN: $*" >&2; exit 77; }
 say() { echo "hil-pi: $*" >&2; }
@@ -78,8 +78,10 @@ result() { # NAME ok|fail|skip DETAIL
     python3 -c 'import json,sys; print(json.dumps({"name": sys.argv[1], "status": sys.argv[2], "detail": sys.argv[3]}))' \
         "$1" "$2" "$3" >> "$CHECKS"
 }
-selected() { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }
+selected() { [[ ",$SKIP," != *",$1,"* ]] && { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }; }
 finish() {
+    local name
+    for name in ${SKIP//,/ }; do result "$name" skip "not run: --skip $SKIP"; done
     python3 - "$CHECKS" <<'PY'
 import json, sys
 print(json.dumps({"checks": [json.loads(l) for l in open(sys.argv[1]) if l.strip()]}))
@@ -175,6 +177,10 @@ urllib.request.urlopen(urllib.request.Request("http://10.0.2.2:$RIG_PORT/cable",
 PY
 tar -C "$STAGE/guest" -cf "$STAGE/guest.tar" .
 echo "$SAVED_CLOCK" > "$STAGE/fake-hwclock.data"
+# The one setting the rig adds for emulation: under TCG the Pi runs ~20x slower than a Pi 3, and on a
+# busy host udev may take longer than systemd's 90 s to announce the bootfs partition (then
+# local-fs.target fails and the Pi boots to emergency mode): devices get 5 minutes.
+printf '[Manager]\nDefaultDeviceTimeoutSec=300s\n' > "$STAGE/emulation.conf"
 card_put() { # CARD LOCAL:GUEST...
     local card=$1 start dev put
     shift
@@ -185,7 +191,8 @@ card_put() { # CARD LOCAL:GUEST...
     for put in "$@"; do install -D -m 0644 "${put%%:*}" "$STAGE/mnt${put#*:}"; done
     umount "$STAGE/mnt"; losetup -d "$dev"
 }
-card_put "$STAGE/card.img" "$STAGE/guest.tar:/var/lib/tern-hil/guest.tar" "$STAGE/fake-hwclock.data:/etc/fake-hwclock.data" ||
+card_put "$STAGE/card.img" "$STAGE/guest.tar:/var/lib/tern-hil/guest.tar" "$STAGE/fake-hwclock.data:/etc/fake-hwclock.data" \
+    "$STAGE/emulation.conf:/etc/systemd/system.conf.d/tern-hil-emulation.conf" ||
     die "could not write the HIL suite and fake-hwclock.data into the card"
 say "card flashed after $((SECONDS - START)) s; fake-hwclock's saved date $SAVED_CLOCK, the receiver's UTC now $(date -u -d "@$(( $(date +%s) + OFFSET ))" '+%F %T')"
 
@@ -195,7 +202,8 @@ say "card flashed after $((SECONDS - START)) s; fake-hwclock's saved date $SAVED
 SPARE_FLASHED=""
 if selected placeholder; then
     flash "$SPARE/card.img" "$SPARE/flash.log" --hostname tern-spare &&
-        card_put "$SPARE/card.img" "$STAGE/fake-hwclock.data:/etc/fake-hwclock.data" && SPARE_FLASHED=1 ||
+        card_put "$SPARE/card.img" "$STAGE/fake-hwclock.data:/etc/fake-hwclock.data" \
+            "$STAGE/emulation.conf:/etc/systemd/system.conf.d/tern-hil-emulation.conf" && SPARE_FLASHED=1 ||
         say "the card without --config could not be flashed ($SPARE/flash.log)"
 fi
 
@@ -238,13 +246,28 @@ say "SSH after $((SECONDS - BOOT_START)) s"
 # The guest's monotonic time at the link's coming up: its uptime now less the time since on this machine.
 link_mono=$(guest 'cat /proc/uptime' | python3 -c "import sys,time; print('%.1f' % (float(sys.stdin.read().split()[0]) - (time.time() - $LINK_AT)))")
 
+# journal_first UNIT REGEX: "SECONDS MESSAGE" of the unit's first journal entry this boot matching
+# REGEX, SECONDS the guest's monotonic time when the journal received it (`-o short-monotonic`
+# prints 0.000000 for chronyd's "wrong by", whose source timestamp is from before the step).
+journal_first() {
+    guest "journalctl -b -o json --no-pager -u $1" | python3 -c '
+import json, re, sys
+for line in sys.stdin:
+    e = json.loads(line)
+    m = e.get("MESSAGE")
+    if isinstance(m, str) and re.search(sys.argv[1], m):
+        print("%.1f %s" % (int(e["__MONOTONIC_TIMESTAMP"]) / 1e6, m))
+        break' "$2"
+}
+
 if selected first_boot; then
     host=$(guest hostname) || host="?"
     user=$(guest 'id -nG pi' 2> /dev/null || echo "no user pi")
     ci=$(guest 'cloud-init status 2>/dev/null | sed -n "s/^status: //p"' || echo "?")
-    installed=$(guest "journalctl -b -o short-monotonic --no-pager -u tern-firstboot | grep -m1 'from the card, offline'" || true)
-    installed_mono=$(echo "$installed" | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p')
-    svc=$(guest 'systemctl show tern -p ActiveState -p User -p UnitFileState --value | tr "\n" " "' || true)
+    installed=$(journal_first tern-firstboot 'from the card, offline' || true)
+    installed_mono=${installed%% *}
+    # systemctl show prints the properties in its own order: sorted here, "NAME=value" each.
+    svc=$(guest 'systemctl show tern -p ActiveState -p User -p UnitFileState | sort | tr "\n" " "' || true)
     problems=()
     [ "$host" = tern-pi ] || problems+=("host name '$host', not tern-pi (cloud-init's hostname)")
     [[ " $user " == *" sudo "* ]] || problems+=("user pi: '$user' (cloud-init's users)")
@@ -252,8 +275,8 @@ if selected first_boot; then
     [ -n "$installed_mono" ] || problems+=("tern-firstboot did not install from the card, offline")
     [ -z "$installed_mono" ] || python3 -c "import sys; sys.exit(0 if $installed_mono < $link_mono else 1)" ||
         problems+=("tern-firstboot installed at ${installed_mono} s, after the link came up at ${link_mono} s")
-    [ "$svc" = "active tern enabled " ] || problems+=("tern.service: ActiveState, User, UnitFileState = '$svc'")
-    detail="host tern-pi and user pi with the SSH key by cloud-init ($ci); $(echo "$installed" | sed 's/^\[ *[0-9.]*\] [^:]*: //') at ${installed_mono:-?} s, the link up at $link_mono s; tern.service active, enabled, User=tern"
+    [ "$svc" = "ActiveState=active UnitFileState=enabled User=tern " ] || problems+=("tern.service: $svc(want ActiveState=active UnitFileState=enabled User=tern)")
+    detail="host tern-pi and user pi with the SSH key by cloud-init ($ci); ${installed#* } at ${installed_mono:-?} s, the link up at $link_mono s; tern.service active, enabled, User=tern"
     if [ ${#problems[@]} = 0 ]; then result first_boot ok "$detail"; else result first_boot fail "$(IFS=';'; echo "${problems[*]}")"; fi
 fi
 
@@ -262,8 +285,8 @@ if selected clock; then
     tracking=$(guest 'chronyc -n -c tracking' 2> /dev/null || true)
     refname=$(echo "$tracking" | cut -d, -f2)
     selected_src=$(guest 'chronyc -n sources' 2> /dev/null | grep -E '^#\*' | awk '{ print $2 }' || true)
-    step=$(guest "journalctl -b -o short-monotonic --no-pager -u chrony | grep -m1 -E 'System clock (wrong by|was stepped by)'" || true)
-    step_mono=$(echo "$step" | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p')
+    step=$(journal_first chrony 'System clock (wrong by|was stepped by)' || true)
+    step_mono=${step%% *}
     doctor=$(guest 'tern doctor 2>&1' || true)
     doctor_clock=$(echo "$doctor" | grep -iE 'clock|time' | grep -m1 GPS || true)
     problems=()
@@ -273,7 +296,7 @@ if selected clock; then
     [ -z "$step_mono" ] || python3 -c "import sys; sys.exit(0 if $step_mono < $link_mono else 1)" ||
         problems+=("the clock was stepped at ${step_mono} s, after the link came up at ${link_mono} s")
     [ -n "$doctor_clock" ] || problems+=("tern doctor does not name GPS as the clock's source: $(echo "$doctor" | grep -iE 'clock|chrony' | head -2 | tr '\n' ' ')")
-    detail="chronyd selected GPS (reference ${refname:-?}) and $(echo "$step" | sed 's/^\[ *[0-9.]*\] [^:]*: //') at ${step_mono:-?} s, offline (link up at $link_mono s); the guest's clock within ${skew} s of the receiver's UTC, which is $OFFSET s ahead of this machine's; tern doctor: $(echo "$doctor_clock" | sed 's/^ok *//')"
+    detail="chronyd selected GPS (reference ${refname:-?}) and ${step#* } at ${step_mono:-?} s, offline (link up at $link_mono s); the guest's clock within ${skew} s of the receiver's UTC, which is $OFFSET s ahead of this machine's; tern doctor: $(echo "$doctor_clock" | sed 's/^ok *//')"
     if [ ${#problems[@]} = 0 ]; then result clock ok "$detail"; else result clock fail "$(IFS=';'; echo "${problems[*]}")"; fi
 fi
 
@@ -334,7 +357,6 @@ for c in json.load(sys.stdin)["checks"]:
     # What the service stored and has not sent yet stays in its queue: the servers must have exactly the rest.
     guest 'tern status --json' > "$STAGE/guest-status.json" 2> /dev/null || true
     report=$(python3 "$HERE/rig-server.py" report "$STAGE/hil-uplink.jsonl" "$STAGE/guest-status.json" --since-seq "$FIRSTBOOT_LAST") && rc=0 || rc=$?
-    echo "$report"
     if [ "$rc" = 0 ]; then result uplink ok "$(echo "$report" | sed 's/^ok *uplink *//')"; else result uplink fail "$(echo "$report" | sed 's/^FAIL *uplink *//')"; fi
 fi
 
