@@ -413,7 +413,7 @@ awk -v host="$HOSTNAME_NEW" -v pi5="$PI5" '
     { print }
     END { if (host != "" && !done) print "device = \"" host "\"" }' "$WORK/tern.toml.src" >"$WORK/tern.toml"
 # ---------------------------------------------------------------- time from the receiver (chrony)
-# Tern gives its receiver's time to chrony (README, "Time without a network"): tern.toml gets
+# Tern gives its receiver's time to chrony (docs/time.md): tern.toml gets
 # [time] chrony_socket unless it sets the key already (`chrony_socket = ""`: off); the simulated
 # board keeps no real time. [time] pps (a PPS device) adds chrony's `refclock PPS … lock GPS`.
 toml_has() { # SECTION KEY FILE: whether KEY is set in [SECTION]

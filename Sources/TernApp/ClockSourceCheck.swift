@@ -58,7 +58,7 @@ public struct ChronySource: Sendable, Hashable {
 /// Tern's `[time] chrony_socket`, or an NTP server; else the kernel's word), and, with `chrony_socket`
 /// set, whether chronyd listens there with a refclock.
 public struct ClockSourceCheck: Sendable {
-    /// The refid of the `refclock SOCK` line Tern ships (README, "Time without a network").
+    /// The refid of the `refclock SOCK` line Tern ships (docs/time.md).
     public static let refid = "GPS"
 
     public var chronySocket: String?
@@ -99,7 +99,7 @@ public struct ClockSourceCheck: Sendable {
 
     private func clock(_ tracking: ChronyTracking?, sources: [ChronySource]) -> DoctorCheck {
         let receiverFix = chronySocket == nil
-            ? "set [time] chrony_socket so that chrony can take the time from the receiver without a network (README, \"Time without a network\")"
+            ? "set [time] chrony_socket so that chrony can take the time from the receiver without a network (docs/time.md)"
             : "chrony takes the receiver's time once a fix comes (see `chrony refclock`)"
         guard let tracking else {
             return kernelSynchronised
@@ -129,17 +129,17 @@ public struct ClockSourceCheck: Sendable {
         guard running else {
             return DoctorCheck(
                 "chrony refclock", .warn, "[time] chrony_socket is \(path) but chronyd does not answer",
-                fix: "apt install chrony; put `\(snippet) …` in /etc/chrony/conf.d/tern.conf (README, \"Time without a network\")")
+                fix: "apt install chrony; put `\(snippet) …` in /etc/chrony/conf.d/tern.conf (docs/time.md)")
         }
         guard isSocket(path) else {
             return DoctorCheck(
                 "chrony refclock", .fail, "chronyd runs but there is no socket at \(path): its config has no `\(snippet)`",
-                fix: "add it to /etc/chrony/conf.d/tern.conf and systemctl restart chrony (README, \"Time without a network\")")
+                fix: "add it to /etc/chrony/conf.d/tern.conf and systemctl restart chrony (docs/time.md)")
         }
         guard isWritable(path) else {
             return DoctorCheck(
                 "chrony refclock", .fail, "\(path) exists but uid \(getuid()) may not write to it: chronyd creates it root-owned",
-                fix: "install the chrony.service drop-in that gives it to group tern (README, \"Time without a network\")")
+                fix: "install the chrony.service drop-in that gives it to group tern (docs/time.md)")
         }
         guard let source = sources.first(where: { $0.isRefclock && $0.name == Self.refid }) else {
             return DoctorCheck(

@@ -89,7 +89,7 @@ public enum StatusHealth: Sendable, Hashable {
     }
 }
 
-/// `tern status --json`: a documented, versioned document (README, "Diagnosing a tracker over SSH").
+/// `tern status --json`: a documented, versioned document (docs/diagnostics.md).
 public struct StatusDocument: Sendable, Codable {
     /// Bumped when a field changes meaning or goes away (new fields do not bump it).
     public static let currentSchema = 1

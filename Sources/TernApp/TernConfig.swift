@@ -63,7 +63,7 @@ public struct TernConfig: Sendable, Equatable {
     public struct Uplink: Sendable, Equatable {
         /// Which server protocol positions are delivered with.
         public enum Wire: String, Sendable, Equatable, CaseIterable {
-            /// Tern's own JSON batches (README, "The server contract"): the fastest.
+            /// Tern's own JSON batches (docs/servers.md, "Tern's protocol"): the fastest.
             case tern
             /// Traccar's OsmAnd endpoint (port 5055), one position per request.
             case traccar
@@ -139,7 +139,7 @@ public struct TernConfig: Sendable, Equatable {
         /// `HOST:PORT` to serve `GET /metrics` on, nil: off.
         public var listen: HostPort?
         /// How often the textfile is rewritten: every rewrite puts a new file on the SD card (about 16 KB
-        /// with ext4's journal), so once a minute, not at every scrape (README, "SD card wear"); still
+        /// with ext4's journal), so once a minute, not at every scrape (docs/durability.md, "SD card wear"); still
         /// within the 120 s of the stale-textfile alert.
         public var interval: Duration = .seconds(60)
 

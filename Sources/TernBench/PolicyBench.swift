@@ -23,7 +23,7 @@ struct PolicyBench: ParsableCommand {
             `bounds`, reported as a stretch), both summed per receiver; parked: every day after the \
             first ≤ 1 % of always-on, the first (from a cold boot) ≤ 1.2 %, the departure noticed \
             within 15 min; p95 ≤ the budget on every moving trace. \
-            --markdown prints a table for the README instead; --check exits 1 when a target fails.
+            --markdown prints a table for docs/scheduling.md instead; --check exits 1 when a target fails.
             """)
 
     @Option(help: "Directory of ground-truth traces (*.gpx, *.csv).")
@@ -44,7 +44,7 @@ struct PolicyBench: ParsableCommand {
     @Option(help: "Random seed of the simulated receivers.")
     var seed: UInt64 = 1
 
-    @Flag(help: "Print a Markdown table (for the README) instead of JSON.")
+    @Flag(help: "Print a Markdown table (for docs/scheduling.md) instead of JSON.")
     var markdown = false
 
     @Flag(help: "Exit 1 when a target is missed (the report is printed first).")

@@ -1,4 +1,4 @@
-// tern-bench: benchmarks that print one JSON object (see README, "Measurements").
+// tern-bench: benchmarks that print one JSON object (see docs/measurements.md).
 //
 //   swift build -c release --product tern --product tern-bench   # or: swift build -c release
 //   .build/release/tern-bench nmea [--size-mb 50] [--runs 3] [--tern PATH] [--gpsdecode PATH] [--corpus DIR]

@@ -74,7 +74,7 @@ public final class ChronySocket: TimeSink {
 
     /// The cause of a failed send and its fix, for the log.
     public static func explain(_ code: Int32, path: String) -> String {
-        let setup = "README, \"Time without a network\""
+        let setup = "docs/time.md"
         switch code {
         case ENOENT:
             return "cannot give the receiver's time to chrony: \(path) does not exist (chronyd is not running, or has no "

@@ -5,7 +5,7 @@ import Foundation
 /// and does not end in the file's extension, then renamed over it. Never fsynced: after a power cut
 /// the old or the new file is there (ext4 orders a rename-over-replace after its data), and an fsync
 /// at every refresh would only wear the SD card for figures the next refresh rewrites anyway
-/// (README, "SD card wear").
+/// (docs/durability.md, "SD card wear").
 public enum ReplacedFile {
     /// Why a file could not be replaced: the system's reason.
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {

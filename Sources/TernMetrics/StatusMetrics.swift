@@ -8,7 +8,7 @@ import TernGateway
 ///
 /// Counters follow the daemon's own cumulative counts (each record adds what grew since the last);
 /// gauges take the sample's value. Series that need a first event (the last fix, the last upload)
-/// appear once it happened, rather than as a misleading zero. README, "Metrics", lists every series.
+/// appear once it happened, rather than as a misleading zero. docs/diagnostics.md, "Metrics", lists every series.
 public final class StatusMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     /// The last cumulative value recorded per counter series.

@@ -31,9 +31,9 @@ public struct SimulationOptions: Sendable, Hashable {
 
     /// Seconds from the last byte of a cycle on the wire to Tern acting on its fix (the scheduler
     /// switching the receiver off): what the real path takes, measured by `tern-bench latency` (PTY at
-    /// 9600 baud → termios → NMEA assembler → gateway → power switch; README, "Measurements").
+    /// 9600 baud → termios → NMEA assembler → gateway → power switch; docs/measurements.md).
     public var deliveryLatency: Double
-    /// The p95 README quotes under "Acting on a fix" (the one place for this figure): `tern-bench
+    /// The p95 docs/measurements.md quotes under "Acting on a fix" (the one place for this figure): `tern-bench
     /// latency --cycles 10`, through the daemon's own wiring and shipped configuration, debug build,
     /// 2 x86_64 cores: 0.57 ms. At milliseconds it is small next to the cycle's transmission (~0.4 s
     /// at 9600 baud); re-measure on the board.

@@ -55,7 +55,7 @@ extension SQLitePositionQueue {
         /// The page size of a new database (an existing one keeps its own). Every commit appends one WAL
         /// frame (a page and 24 bytes) per page it touched: a stored position touches three (its row's
         /// leaf, the id index's leaf, the sequence counter), so 1 KiB pages write a quarter of what
-        /// SQLite's 4 KiB default does (README, "SD card wear"). A row is about 110 bytes.
+        /// SQLite's 4 KiB default does (docs/durability.md, "SD card wear"). A row is about 110 bytes.
         public var pageSize: Int
         package var synchronous: Synchronous
 

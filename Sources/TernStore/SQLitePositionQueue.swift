@@ -228,7 +228,7 @@ public final class SQLitePositionQueue: PositionQueue, Sendable {
     /// a power cut can undo the delete, and the positions then go again, which the server drops by
     /// their ids; every stored position stays stored, since the next store's fsync covers the WAL up to
     /// it (and a torn, unsynced tail is discarded by the WAL's checksums). One fsync and its WAL page
-    /// less per upload (README, "SD card wear"). Except with the `reject-new` overflow policy: there a
+    /// less per upload (docs/durability.md, "SD card wear"). Except with the `reject-new` overflow policy: there a
     /// delete undone by a power cut would bring delivered rows back and could make a full queue refuse
     /// new positions, so acknowledgements are fsynced like stores.
     public func acknowledge(through sequence: Int64) async throws {

@@ -4,7 +4,7 @@ import Logging
 import TernCore
 
 /// Uploads batches as `WireBatch` JSON with one HTTP POST each (http or https): Tern's own protocol,
-/// the fastest (README, "The server contract").
+/// the fastest (docs/servers.md, "Tern's protocol").
 ///
 /// Every request carries `Idempotency-Key: <device>-<queue id>-<first seq>-<last seq>`, so a retried
 /// batch has the same key and no other queue's batch ever has it (a queue created afresh numbers from

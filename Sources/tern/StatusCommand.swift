@@ -27,7 +27,7 @@ extension Tern {
         @Option(help: "The daemon's control socket, for a live report (default: the config's control_socket).")
         var controlSocket: String?
 
-        @Flag(help: "Print a JSON document (schema 1, see README: health, problems, queue, last fix and upload, the daemon's report).")
+        @Flag(help: "Print a JSON document (schema 1, see docs/diagnostics.md: health, problems, queue, last fix and upload, the daemon's report).")
         var json = false
 
         @Option(help: "Degraded beyond this many queued positions.")

@@ -39,7 +39,7 @@ enum ConformanceCorpus {
 }
 
 struct ConformanceTests {
-    /// Minimum share of gpsd's fixes Tern must report at the same time (README: ≥ 99.5 %).
+    /// Minimum share of gpsd's fixes Tern must report at the same time (docs/receivers.md, "Agreement with gpsd": ≥ 99.5 %).
     static let minimumMatchedRate = 0.995
     /// Fixes Tern reports that gpsd does not, per log: each one explained in `Corpus/DIFFERENCES.md`.
     /// The test fails when a log has more (or a log not listed has any).

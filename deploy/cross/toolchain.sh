@@ -44,7 +44,7 @@ fail() { echo "toolchain.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || fail "needs root (debootstrap and chroot): run it with sudo"
 case "$RELEASE" in
     trixie) ;;
-    bookworm) fail "bookworm: Debian's Swift runtime needs GLIBC_2.38, bookworm has 2.36 (see README, 'Supported boards')" ;;
+    bookworm) fail "bookworm: Debian's Swift runtime needs GLIBC_2.38, bookworm has 2.36 (see docs/raspberry-pi.md, 'Which Pi, which OS')" ;;
     *) fail "release must be trixie, got $RELEASE" ;;
 esac
 # shellcheck disable=SC1091  # the pins, read as shell

@@ -4,7 +4,7 @@ service uploads to, and the receiver's cable, which the HIL checks in the guest 
 
   rig-server.py serve --port N --log UPLINK.jsonl --cable CABLE_FILE [--tls-cert PEM --tls-key PEM]
       (--tls-*: https, with that certificate: the first-boot check's server)
-      POST /positions  a WireBatch (README, "The server contract"): each position is appended to
+      POST /positions  a WireBatch (docs/servers.md, Tern's protocol): each position is appended to
                        the log as one JSON line {"id","seq","time","device","at"}; answers 200 {}
       POST /cable      body "plugged" or "unplugged": written to CABLE_FILE (uart-bridge.py --control)
   rig-server.py report UPLINK.jsonl[,MORE.jsonl…] STATUS.json [--since-seq N] [--name NAME]

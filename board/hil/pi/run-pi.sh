@@ -3,7 +3,7 @@
 # `board/hil/run.sh --emulated-pi` (which reads the profile), not by hand.
 #   run-pi.sh PROFILE_FILE METHOD LINE BAUD MINUTES DEB ONLY POWER_CUTS SKIP
 # What a user does, then what a tracker in the field meets:
-#  1. flash: deploy/flash-image.sh, as README says, onto the Raspberry Pi OS-shaped card
+#  1. flash: deploy/flash-image.sh, as docs/raspberry-pi.md says, onto the Raspberry Pi OS-shaped card
 #     (board/hil/pi/image.sh): --board, --config (the rig's https server), --deb, --hostname,
 #     --ssh-key, --ca-file (the rig's private CA);
 #  2. first boot with no network and a wrong clock: no RTC, fake-hwclock's saved date three weeks
@@ -154,7 +154,7 @@ wire() { # DIR: the supply wire to the Pi booted in DIR (a new QEMU: a new monit
     die "gpio-wire.py read no level from QEMU's monitor: $(tail -3 "$1/gpio-wire.log")"
 }
 
-# ---------------------------------------------------------------- 1. flash, as README says
+# ---------------------------------------------------------------- 1. flash, as docs/raspberry-pi.md says
 flash() { # OUT LOG ARGS...: deploy/flash-image.sh onto a copy of the Raspberry Pi OS-shaped card
     local out=$1 log=$2
     shift 2
@@ -433,7 +433,7 @@ if selected placeholder; then
         doctor_rc=$(echo "$doctor" | sed -n 's/^exit //p' | tail -1)
         why=$(echo "$doctor" | grep -m1 -iE 'placeholder|example\.com|not configured' || true)
         refused=$(echo "$status" | grep -m1 -iE 'exec-condition|condition|inactive' || true)
-        # Configured over SSH, as README tells a user: the server, its CA, then start.
+        # Configured over SSH, as docs/raspberry-pi.md tells a user: the server, its CA, then start.
         config_for "$SPARE_PORT" > "$SPARE/tern.toml"
         "${SSH[@]}" "sudo tee /etc/tern/tern.toml > /dev/null" < "$SPARE/tern.toml" || true
         "${SSH[@]}" "sudo tee /etc/tern/uplink-ca.pem > /dev/null" < "$STAGE/ca.pem" || true
