@@ -85,7 +85,7 @@ if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
     cat "$conf" > /proc/sys/fs/binfmt_misc/register
 fi
 
-say "building a Raspberry Pi OS-shaped trixie arm64 card in $CACHE (cold: ~15 minutes)"
+say "building a Raspberry Pi OS-shaped trixie arm64 card in $CACHE (cold: ~30 minutes)"
 rm -rf "$CACHE"
 mkdir -p "$CACHE"
 work=$(mktemp -d)
