@@ -115,9 +115,9 @@ SAVED_CLOCK=$(date -u -d "@$(( $(date +%s) + OFFSET - 21 * 86400 ))" '+%Y-%m-%d 
         -extfile server.ext 2> /dev/null
 ) || die "openssl could not make the rig's CA and server certificate"
 # The tracker's configuration: the board profile as it ships, the server and its CA.
-config_for() { # PORT > tern.toml (the device is the host name flash-image.sh or cloud-init set)
+config_for() { # PORT [FILE] > tern.toml: FILE (default the profile) pointed at the rig's server and CA
     sed -e "s|^url = .*|url = \"https://10.0.2.2:$1/positions\"|" \
-        -e "s|^\\[uplink\\]|[uplink]\\nca_file = \"/etc/tern/uplink-ca.pem\"|" "$PROFILE_FILE"
+        -e "s|^\\[uplink\\]|[uplink]\\nca_file = \"/etc/tern/uplink-ca.pem\"|" "${2:-$PROFILE_FILE}"
 }
 config_for "$TLS_PORT" > "$STAGE/tern.toml"
 grep -q "https://10.0.2.2:$TLS_PORT" "$STAGE/tern.toml" || die "the profile has no [uplink] url line to point at the rig's server"
@@ -459,8 +459,12 @@ if selected placeholder; then
         doctor_rc=$(echo "$doctor" | sed -n 's/^exit //p' | tail -1)
         why=$(echo "$doctor" | grep -m1 -iE 'placeholder|example\.com|not configured' || true)
         refused=$(echo "$status" | grep -m1 -iE 'exec-condition|condition|inactive' || true)
-        # Configured over SSH, as docs/raspberry-pi.md tells a user: the server, its CA, then start.
-        config_for "$SPARE_PORT" > "$SPARE/tern.toml"
+        # Configured over SSH, as docs/raspberry-pi.md tells a user: the installed tern.toml edited
+        # (the server, its CA; what flash-image.sh wrote into it, [time] chrony_socket among it,
+        # kept: without it chrony never hears GPS, the clock stays at fake-hwclock's date and TLS
+        # refuses the server's certificate as not yet valid), then start.
+        guest 'cat /etc/tern/tern.toml' > "$SPARE/tern.installed.toml" 2> /dev/null || true
+        config_for "$SPARE_PORT" "$SPARE/tern.installed.toml" > "$SPARE/tern.toml"
         "${SSH[@]}" "sudo tee /etc/tern/tern.toml > /dev/null" < "$SPARE/tern.toml" || true
         "${SSH[@]}" "sudo tee /etc/tern/uplink-ca.pem > /dev/null" < "$STAGE/ca.pem" || true
         guest 'systemctl start tern' 2> /dev/null || true
