@@ -331,6 +331,11 @@ TRANSITION_LIMIT = 0.1   # s: tern's logged moment must be this close to the lin
                          # must be known this well (a sampler stalled longer cannot judge it)
 
 
+def began(tr):
+    """When a line transition may have begun: `since` for a sampled one, its time for a point."""
+    return tr[2] if len(tr) > 2 else tr[0]
+
+
 def compare_transitions(line_tr, tern_tr, t_start, limit=TRANSITION_LIMIT):
     """One-to-one, in order: the k-th transition on the line against the k-th in tern's power log.
     line_tr: (time, state[, since]) from LineSampler (the change happened between since and time) or
@@ -346,7 +351,7 @@ def compare_transitions(line_tr, tern_tr, t_start, limit=TRANSITION_LIMIT):
             problems.append("the line went %s at +%.1f s, tern did not log it" % (line_tr[k][1], line_tr[k][0] - t_start))
             continue
         (tl, sl), (tt, st) = line_tr[k][:2], tern_tr[k]
-        since = line_tr[k][2] if len(line_tr[k]) > 2 else tl
+        since = began(line_tr[k])
         d = since - tt if tt < since else max(0.0, tt - tl)
         worst, resolution = max(worst, d), max(resolution, tl - since)
         if tl - since > limit:
@@ -366,7 +371,7 @@ def split_at_stop(line_tr, tern_tr, t_stop):
     stop it receives the service's last lines in a burst behind systemd's own (0.3 s late, measured
     on the emulated Pi). So it is checked for being there and for its state, not for its moment.
     Returns (line before, tern before, problems, detail)."""
-    line_before = [t for t in line_tr if (t[2] if len(t) > 2 else t[0]) < t_stop]
+    line_before = [t for t in line_tr if began(t) < t_stop]
     tern_before = [t for t in tern_tr if t[0] < t_stop]
     line_after, tern_after = line_tr[len(line_before):], tern_tr[len(tern_before):]
     problems = []
@@ -377,7 +382,7 @@ def split_at_stop(line_tr, tern_tr, t_stop):
         detail = "the receiver was off when the daemon stopped"
     else:
         detail = "the stop switched the receiver off %.0f ms after the stop request" % (
-            max(0.0, (line_after[0][2] if len(line_after[0]) > 2 else line_after[0][0]) - t_stop) * 1000)
+            max(0.0, began(line_after[0]) - t_stop) * 1000)
     return line_before, tern_before, problems, detail
 
 

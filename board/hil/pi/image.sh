@@ -23,7 +23,7 @@
 #   id_ed25519   a key pair the rig gives flash-image.sh (--ssh-key) for the user it creates
 # board/hil/pi/boot.sh boots a card as the firmware would, from what its bootfs holds. What a real
 # Raspberry Pi OS image has and this one lacks (the firmware, Raspberry Pi's kernel, raspi-config,
-# rpi-cloud-init-mods) is in docs/hil.md, "In CI (emulated Raspberry Pi)". Cold: ~15 minutes (package scripts run
+# rpi-cloud-init-mods) is in docs/hil.md, "In CI (emulated Raspberry Pi)". Cold: ~30 minutes (package scripts run
 # under qemu-user), ~500 MB. Needs root, qemu-user-static and binfmt_misc (registered here if missing).
 set -euo pipefail
 # Stdout carries the image's directory and nothing else (a caller captures it): every tool's chatter
