@@ -7,6 +7,8 @@ final class FakeSerialPort: SerialPort {
         /// Waits (without spinning) until the reading task is cancelled.
         case hang
         case fail(SerialPortError)
+        /// Returns `chunk` again every `interval`, as a receiver that keeps talking.
+        case repeating([UInt8], every: Duration)
     }
 
     private let state: Mutex<(chunks: [[UInt8]], reads: Int, written: [[UInt8]], closed: Bool)>
@@ -32,6 +34,9 @@ final class FakeSerialPort: SerialPort {
             throw CancellationError()
         case let .fail(error):
             throw error
+        case let .repeating(chunk, interval):
+            try await Task.sleep(for: interval)
+            return chunk
         }
     }
 

@@ -88,8 +88,10 @@ struct NMEAReceiverLinkTests {
     }
 
     @Test func garbageWithoutValidSentencesIsReportedAsWrongBaud() async throws {
-        let noise = (0..<5).map { _ in lineNoise }
-        let sut = makeReceiver(FakeSerialPort(chunks: noise))
+        // A receiver at another baud rate keeps sending: noise every 20 ms, so the state holds
+        // (5 chunks and then nothing read as wrong baud for only 150 ms, then silent: a loaded
+        // machine's poll could miss it).
+        let sut = makeReceiver(FakeSerialPort(chunks: [], then: .repeating(lineNoise, every: .milliseconds(20))))
         try await sut.powerOn()
         let reader = FixCollector(sut)
         #expect(await eventually(within: .seconds(10)) { sut.linkState == .wrongBaud })

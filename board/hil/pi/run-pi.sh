@@ -468,8 +468,11 @@ if selected placeholder; then
         "${SSH[@]}" "sudo tee /etc/tern/tern.toml > /dev/null" < "$SPARE/tern.toml" || true
         "${SSH[@]}" "sudo tee /etc/tern/uplink-ca.pem > /dev/null" < "$STAGE/ca.pem" || true
         guest 'systemctl start tern' 2> /dev/null || true
+        # Up to 10 min: chronyd needs a few of the duty-cycled GPS samples to step the clock, and an
+        # upload tried before that is refused (certificate not yet valid) and retried after
+        # uplink.backoff_max (5 min).
         tracked=0
-        for _ in $(seq 60); do
+        for _ in $(seq 120); do
             [ -s "$SPARE/uplink.jsonl" ] && { tracked=$(wc -l < "$SPARE/uplink.jsonl"); break; }
             sleep 5
         done
@@ -481,7 +484,7 @@ if selected placeholder; then
         elif [ "$warned" -lt 1 ]; then problems+=("flash-image.sh did not warn that the card is not configured"); fi
         [ -n "$refused" ] || problems+=("systemctl status tern does not show it refused: $(echo "$status" | head -3 | tr '\n' ' ')")
         { [ "${doctor_rc:-0}" != 0 ] && [ -n "$why" ]; } || problems+=("tern doctor (exit ${doctor_rc:-?}) does not say why: $(echo "$doctor" | grep -m2 FAIL | tr '\n' ' ')")
-        [ "$tracked" -ge 1 ] || problems+=("configured over SSH, it sent no position within 5 min")
+        [ "$tracked" -ge 1 ] || problems+=("configured over SSH, it sent no position within 10 min")
         detail="flash-image.sh $([ "$warned" = -1 ] && echo "could not check tern.toml (no tern binary here)" || echo warned); not started: '$(echo "$refused" | sed 's/^ *//')'; tern doctor exit ${doctor_rc:-?}: '$(echo "$why" | sed 's/^ *//')'; configured over SSH (tern.toml, CA, systemctl start): $tracked position(s) at the server"
         if [ ${#problems[@]} = 0 ]; then result placeholder ok "$detail"; else result placeholder fail "$detail: $(IFS=';'; echo "${problems[*]}")"; fi
         kill -9 "$(cat "$SPARE/qemu.pid" 2> /dev/null)" 2> /dev/null || true
