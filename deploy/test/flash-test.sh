@@ -328,6 +328,11 @@ for profile in "$REPO"/board/*.toml; do
     toml=$T/board-read/root/var/lib/tern-flash/tern.toml
     if [ "$TERN_OK" = 1 ]; then
         check "--board $board: accepted; tern.toml passes tern config check" tern_check "$toml"
+        # Flashed without --config, a profile's placeholder server (tracker.example.com) is named.
+        if grep -q 'tracker\.example\.com' "$profile"; then
+            check "--board $board: without --config, it warns that tern will not start until configured" \
+                grep -q 'not configured for a tracker yet' "$T/board.out"
+        fi
     else
         check "--board $board: accepted; tern.toml staged" test -s "$toml"
     fi
