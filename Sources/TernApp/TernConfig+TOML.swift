@@ -141,7 +141,7 @@ extension TernConfig {
         var filterTable = try root.table("filter")
         let filter = try readFilter(&filterTable, keys: keys(of: "filter"), scheduler: scheduler)
         // The adaptive scheduler asks the filter's warm-up rule before it calls a fix good enough.
-        scheduler.warmUp = WarmUpRule(period: filter.warmUp)
+        scheduler = scheduler.askingTheWarmUp(of: filter)
         try filterTable.rejectUnknownKeys()
 
         var uplinkTable = try root.table("uplink")
@@ -393,8 +393,7 @@ extension TernConfig {
     ) throws(ConfigError) -> StandardLocationFilter.Options {
         let shipped = StandardLocationFilter.Options()
         let shippedThinning = shipped.thinning ?? TrackThinning.Options()
-        var budget = FixPolicy.shippedErrorBudget
-        if case let .adaptive(errorBudget, _, _) = scheduler.policy { budget = errorBudget }
+        let budget = scheduler.policy.thinningTolerance
         let thinningName = try table.choice("thinning", ["budget", "minimums", "off"], default: "budget")
         let owners = ["thin_tolerance_m": "budget", "min_distance_m": "minimums", "min_angle_deg": "minimums", "min_period": "minimums"]
         if let (key, owner) = owners.sorted(by: { $0.key < $1.key }).first(where: { keys.contains($0.key) && $0.value != thinningName }) {

@@ -192,6 +192,8 @@ public struct TernConfig: Sendable, Equatable {
     public var secretsWorldReadable: String?
 
     /// systemd's `RuntimeDirectory=tern` (see deploy/tern.service).
+    /// Where the package installs the configuration and every command reads it by default.
+    public static let defaultPath = "/etc/tern/tern.toml"
     public static let defaultStatusFile = "/run/tern/status.json"
     public static let defaultControlSocket = "/run/tern/control.sock"
 

@@ -117,7 +117,7 @@ struct PolicyBench: ParsableCommand {
             if let seconds = tuning.warmUp { filter.warmUp = .seconds(seconds) }
             let options = SimulationOptions(policy: job.policy, receiver: job.model, seed: seed, noSky: job.input.noSky, filter: filter)
             var scheduler = options.schedulerOptions
-            if let share = tuning.moveBudgetShare { scheduler.moveBudgetShare = share }
+            if let share = tuning.moveBudgetShare { scheduler.tuning.moveBudgetShare = share }
             let result = simulate(trace: job.input.trace, options: options, scheduler: scheduler)
             results.withLock { $0[index] = result }
         }

@@ -95,7 +95,7 @@ public struct WarmUpRule: Sendable, Hashable {
     public func rejection(of fix: Fix, context: FilterContext) -> RejectionReason? {
         guard period > .zero, let age = context.sessionAge, age < period else { return nil }
         if let speed = fix.speed, speed < stillSpeed { return nil }
-        return .warmingUp(seconds: age.seconds, accuracy: fix.accuracy ?? fix.hdop.map { $0 * 4 })
+        return .warmingUp(seconds: age.seconds, accuracy: fix.accuracyEstimate)
     }
 }
 

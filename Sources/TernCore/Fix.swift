@@ -133,3 +133,14 @@ public struct Fix: Sendable, Hashable, Codable {
         return fix
     }
 }
+
+extension Fix {
+    /// The ranging error (1 σ, metres) assumed for a fix that has only an HDOP: a consumer-grade
+    /// single-frequency receiver's. An assumption, not a measurement (`NMEAFixAssembler` uses it too).
+    public static let defaultUERE = 4.0
+
+    /// The fix's accuracy (1 σ, metres), else HDOP × `defaultUERE`; nil with neither. The one
+    /// estimate the filter, the scheduler and the motion estimate read (each says what it assumes
+    /// when there is none).
+    public var accuracyEstimate: Double? { accuracy ?? hdop.map { $0 * Fix.defaultUERE } }
+}

@@ -67,6 +67,9 @@ public struct ForwarderStateMachine: Sendable, Hashable {
         case wake(at: Duration)
         /// Tell someone: the reason the server refuses our data.
         case reportBlocked(reason: String)
+        /// An event the state could not meet (a programming error in the shell or the machine):
+        /// nothing changed; log it.
+        case invalidEvent(String)
     }
 
     public let backoff: Backoff
@@ -100,57 +103,95 @@ public struct ForwarderStateMachine: Sendable, Hashable {
         self.random = SplitMix64(seed: seed)
     }
 
+    /// Events the state could not meet (each also returned as `.invalidEvent`).
+    public private(set) var invalidEvents = 0
+
     public mutating func handle(_ event: Event) -> [Action] {
         if case let .connectivity(change) = event { offline = change == .offline }
-        switch (state, event) {
-        case (.stopped, _):
-            return []
-        case (_, .stop):
+        if case .stopped = state { return [] }  // whatever was in flight at the stop finishes unheard
+        switch event {
+        case .stop:
             state = .stopped
             return []
-
-        case (.idle, .positionsAvailable):
-            state = .uploading(more: false)
-            return [.uploadNextBatch]
-        case (.uploading, .positionsAvailable):
-            state = .uploading(more: true)
-            return []
-
-        case let (.uploading(more), .uploadFinished(outcome, now)):
+        case .positionsAvailable:
+            return positionsAvailable()
+        case let .uploadFinished(outcome, now):
+            guard case let .uploading(more) = state else { return invalid(event) }
             return finished(outcome, more: more, now: now)
-
-        case let (.acknowledging(_, then), .acknowledged(now)):
+        case let .timerFired(now):
+            return timerFired(now: now)
+        case let .connectivity(change):
+            return connectivity(change)
+        case let .acknowledged(now):
+            guard case let .acknowledging(_, then) = state else { return invalid(event) }
             failures = 0
             state = .uploading(more: false)
             guard let then else { return [.uploadNextBatch] }
             return finished(then, more: false, now: now)
-        case let (.acknowledging(through, then), .acknowledgeFailed(_, now)):
+        case let .acknowledgeFailed(_, now):
+            guard case let .acknowledging(through, then) = state else { return invalid(event) }
             failures += 1
             let until = now + backoff.delay(attempt: failures, unitRandom: random.nextUnit())
             state = .retryingAcknowledge(through: through, then: then, attempt: failures, until: until)
             return [.wake(at: until)]
-        case let (.retryingAcknowledge(through, then, _, until), .timerFired(now)) where now >= until:
-            state = .acknowledging(through: through, then: then)
-            return [.acknowledge(through: through)]
-
-        case (.quarantining, .quarantined):
+        case .quarantined:
+            guard case .quarantining = state else { return invalid(event) }
             refused = nil
             state = .uploading(more: false)
             return [.uploadNextBatch]
-        case let (.quarantining, .quarantineFailed(_, now)):
+        case let .quarantineFailed(_, now):
+            guard case .quarantining = state else { return invalid(event) }
             return backOff(now: now, after: nil)
+        }
+    }
 
-        case let (.backingOff(_, until), .timerFired(now)) where now >= until,
-             let (.blocked(_, until), .timerFired(now)) where now >= until:
+    /// New positions: an upload starts when none is under way; otherwise the one under way (or the
+    /// wait) picks them up, since every upload reads the oldest batch afresh.
+    private mutating func positionsAvailable() -> [Action] {
+        switch state {
+        case .idle:
             state = .uploading(more: false)
             return [.uploadNextBatch]
-        case (.backingOff, .connectivity(.mayBeOnline)), (.blocked, .connectivity(.mayBeOnline)):
-            state = .uploading(more: false)
-            return [.uploadNextBatch]
-
-        default:
+        case .uploading:
+            state = .uploading(more: true)
+            return []
+        case .acknowledging, .retryingAcknowledge, .quarantining, .backingOff, .blocked, .stopped:
             return []
         }
+    }
+
+    /// A wake-up: the wait it was asked for ends; an early one, or one outlived by its state (the
+    /// network came back first), does nothing.
+    private mutating func timerFired(now: Duration) -> [Action] {
+        switch state {
+        case let .retryingAcknowledge(through, then, _, until):
+            guard now >= until else { return [] }
+            state = .acknowledging(through: through, then: then)
+            return [.acknowledge(through: through)]
+        case let .backingOff(_, until), let .blocked(_, until):
+            guard now >= until else { return [] }
+            state = .uploading(more: false)
+            return [.uploadNextBatch]
+        case .idle, .uploading, .acknowledging, .quarantining, .stopped:
+            return []
+        }
+    }
+
+    /// The network may be back: a wait ends at once; anything else goes on (`offline` is noted above).
+    private mutating func connectivity(_ change: ConnectivityEvent) -> [Action] {
+        switch (state, change) {
+        case (.backingOff, .mayBeOnline), (.blocked, .mayBeOnline):
+            state = .uploading(more: false)
+            return [.uploadNextBatch]
+        case (.backingOff, .offline), (.blocked, .offline),
+             (.idle, _), (.uploading, _), (.acknowledging, _), (.retryingAcknowledge, _), (.quarantining, _), (.stopped, _):
+            return []
+        }
+    }
+
+    private mutating func invalid(_ event: Event) -> [Action] {
+        invalidEvents += 1
+        return [.invalidEvent("ForwarderStateMachine: \(event) in state \(state)")]
     }
 
     /// What an upload's outcome leads to, from `.uploading`.

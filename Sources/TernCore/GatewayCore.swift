@@ -41,6 +41,8 @@ public struct GatewayCore: Sendable {
         case reanchored(consistentFixes: Int, fix: Fix)
         /// The store failed for long: this many of the oldest unwritten positions were given up.
         case dropped(count: Int, waiting: Int)
+        /// The scheduler met an event its state cannot (a programming error): what and where.
+        case invalidSchedulerEvent(String)
     }
 
     public private(set) var scheduler: FixScheduler
@@ -57,10 +59,12 @@ public struct GatewayCore: Sendable {
     /// The counters; `status(now:)` adds what runs on (on-time, uptime, the scheduler's summary).
     public var counters = GatewayStatus()
     public let memorySaveInterval: Duration
+    /// What the scheduler has learnt is saved at most this often: a restart loses at most 5 minutes of it.
+    public static let defaultMemorySaveInterval = Duration.seconds(300)
 
     public init(
         scheduler: FixScheduler, filter: any LocationFilter, commitWindow: GroupCommit.Window = GroupCommit.Window(),
-        maxPendingWrites: Int = 10_000, memorySaveInterval: Duration = .seconds(300)
+        maxPendingWrites: Int = GroupCommit.defaultMaxPending, memorySaveInterval: Duration = GatewayCore.defaultMemorySaveInterval
     ) {
         self.scheduler = scheduler
         self.filter = filter
@@ -184,6 +188,7 @@ public struct GatewayCore: Sendable {
             case .powerOn: out.append(.powerOn)
             case .powerOff: out.append(.powerOff)
             case let .deliver(fix): deliveries.append(fix)
+            case let .invalidEvent(what): out.append(.note(.invalidSchedulerEvent(what)))
             case .wake: break
             }
         }

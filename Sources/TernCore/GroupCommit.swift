@@ -41,13 +41,16 @@ public struct GroupCommit: Sendable, Hashable {
     private var inFlight = 0
     /// When the oldest pending position was accepted.
     private var oldestSince: Duration?
+    /// Accepted positions kept in memory while the store fails, before the oldest are dropped: at a
+    /// fix every 5 s, about 14 hours of them.
+    public static let defaultMaxPending = 10_000
     /// Consecutive failed writes, and when to try again.
     public private(set) var failures = 0
     private var retryAt: Duration?
 
     public init(
         window: Window = Window(), retry: Backoff = Backoff(base: .seconds(1), maximum: .seconds(60), jitter: 0),
-        maxPending: Int = 10_000
+        maxPending: Int = GroupCommit.defaultMaxPending
     ) {
         self.window = window
         self.retry = retry

@@ -42,6 +42,8 @@ public struct ReconnectStateMachine: Sendable, Hashable {
         case wake(at: Duration)
         /// The link state changed.
         case report(ReceiverLinkState)
+        /// An event the state could not meet (a programming error in the shell): nothing changed; log it.
+        case invalidEvent(String)
     }
 
     public let options: Options
@@ -53,35 +55,41 @@ public struct ReconnectStateMachine: Sendable, Hashable {
         self.options = options
     }
 
+    /// Events the state could not meet (each also returned as `.invalidEvent`).
+    public private(set) var invalidEvents = 0
+
     public mutating func handle(_ event: Event) -> [Action] {
-        switch (state, event) {
-        case (.stopped, _):
-            return []
-        case (_, .stop):
+        if case .stopped = state { return [] }  // an open or a timer in flight at the stop
+        switch event {
+        case .stop:
             state = .stopped
             return []
-
-        case (.idle, .start):
+        case .start:
+            guard case .idle = state else { return [] }  // a second start: already keeping it open
             state = .opening(failures: 0)
             return [.open]
-
-        case (.opening, .opened):
+        case .opened:
+            guard case .opening = state else { return invalid(event) }
             state = .connected
             return report(.connected)
-        case let (.opening(failures), .openFailed(reason, now)):
+        case let .openFailed(reason, now):
+            guard case let .opening(failures) = state else { return invalid(event) }
             return retry(after: failures + 1, now: now, reporting: .gone(reason: reason))
-
-        case let (.connected, .disconnected(reason, now)):
+        case let .disconnected(reason, now):
+            // A disconnect of a device not open (a late error from the port just dropped) changes nothing.
+            guard case .connected = state else { return [] }
             return retry(after: 1, now: now, reporting: .gone(reason: reason))
-
-        case let (.waiting(failures, until), .timerFired(now)) where now >= until:
+        case let .timerFired(now):
+            // Early or stale timers do nothing.
+            guard case let .waiting(failures, until) = state, now >= until else { return [] }
             state = .opening(failures: failures)
             return [.open]
-
-        default:
-            // Early or stale timers, a second start, a disconnect of a device not open: nothing to do.
-            return []
         }
+    }
+
+    private mutating func invalid(_ event: Event) -> [Action] {
+        invalidEvents += 1
+        return [.invalidEvent("ReconnectStateMachine: \(event) in state \(state)")]
     }
 
     /// The wait after `failures` failed attempts: initialDelay·2^(failures−1), capped.

@@ -180,6 +180,8 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
             case let .reportBlocked(reason):
                 current.withLock { $0.blockedReason = reason }
                 logger.error("server refuses positions; they stay queued", metadata: ["reason": "\(reason)"])
+            case let .invalidEvent(what):
+                logger.error("programming error, please report it: the uploader ignored an event its state cannot meet", metadata: ["event": "\(what)"])
             }
         }
     }

@@ -50,8 +50,8 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         forwarder: any Forwarding, scheduler: FixScheduler, clock: C,
         memory: (any SchedulerMemoryStore)? = nil, wallClock: @escaping @Sendable () -> Date = { Date() },
         synchronisedTime: @escaping @Sendable () -> Date? = { nil },
-        memorySaveInterval: Duration = .seconds(300), commitWindow: GroupCommit.Window = GroupCommit.Window(),
-        maxPendingWrites: Int = 10_000, accepted: @escaping @Sendable (Fix) -> Void = { _ in },
+        memorySaveInterval: Duration = GatewayCore.defaultMemorySaveInterval, commitWindow: GroupCommit.Window = GroupCommit.Window(),
+        maxPendingWrites: Int = GroupCommit.defaultMaxPending, accepted: @escaping @Sendable (Fix) -> Void = { _ in },
         seen: @escaping @Sendable (Fix) -> Void = { _ in }, timeSink: (any TimeSink)? = nil,
         logger: Logger = Logger(label: "tern.gateway")
     ) {
@@ -193,6 +193,8 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
             logger.critical(
                 "store failing for long: dropped the oldest accepted positions that could not be written",
                 metadata: ["dropped": "\(count)", "waiting": "\(waiting)"])
+        case let .invalidSchedulerEvent(what):
+            logger.error("programming error, please report it: the scheduler ignored an event its state cannot meet", metadata: ["event": "\(what)"])
         }
     }
 

@@ -155,6 +155,8 @@ public actor ReconnectingSerialPort: SerialPort, BaudRateConfigurable, LinkState
                 if broadcast.update(linkState) {
                     logger.notice("GPS link: \(linkState)", metadata: ["device": "\(path)"])
                 }
+            case let .invalidEvent(what):
+                logger.error("programming error, please report it: the reconnect logic ignored an event its state cannot meet", metadata: ["event": "\(what)"])
             }
         }
     }

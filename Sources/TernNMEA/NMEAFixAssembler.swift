@@ -64,7 +64,7 @@ public struct NMEAFixAssemblerStats: Sendable, Hashable {
 public struct NMEAFixAssembler: Sendable {
     /// User equivalent range error, metres: the assumed 1 σ ranging error of a consumer-grade
     /// single-frequency receiver. An assumption, not a measurement: `accuracy = HDOP × UERE`.
-    public static let defaultUERE = 4.0
+    public static let defaultUERE = Fix.defaultUERE
 
     public let uere: Double
     /// Whether a dated invalid epoch (the receiver is still acquiring) comes out as a `Fix` of quality

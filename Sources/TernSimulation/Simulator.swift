@@ -45,7 +45,8 @@ public struct SimulationOptions: Sendable, Hashable {
 
     public init(
         policy: FixPolicy, receiver: ReceiverModel = .mt3339, seed: UInt64 = 1,
-        acquisitionTimeout: Duration = .seconds(90), accuracyTarget: Double = 15,
+        acquisitionTimeout: Duration = FixScheduler.Options.shipped.acquisitionTimeout,
+        accuracyTarget: Double = FixScheduler.Options.shipped.accuracyTarget,
         noSky: [ClosedRange<Double>] = [], filter: StandardLocationFilter.Options = .init(),
         restarts: [Double] = [], remembers: Bool = true, deliveryLatency: Double = SimulationOptions.measuredDeliveryLatency
     ) {
@@ -64,11 +65,10 @@ public struct SimulationOptions: Sendable, Hashable {
 
     /// The scheduler options this run uses.
     public var schedulerOptions: FixScheduler.Options {
-        var options = FixScheduler.Options(
+        FixScheduler.Options(
             policy: policy, acquisitionTimeout: acquisitionTimeout, accuracyTarget: accuracyTarget,
-            energy: receiver.energy)
-        options.warmUp = WarmUpRule(period: filter.warmUp)
-        return options
+            energy: receiver.energy
+        ).askingTheWarmUp(of: filter)
     }
 }
 

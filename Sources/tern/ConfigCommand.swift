@@ -13,7 +13,7 @@ extension Tern {
                 abstract: "Check a config file: exit 0 valid, 2 valid with warnings (a placeholder left in), 78 invalid (names the key).")
 
             @Argument(help: "The TOML config to check.")
-            var file: String = "/etc/tern/tern.toml"
+            var file: String = TernConfig.defaultPath
 
             func run() throws {
                 let config: TernConfig
@@ -40,7 +40,7 @@ extension Tern {
                     """)
 
             @Argument(help: "The TOML config the service would run.")
-            var file: String = "/etc/tern/tern.toml"
+            var file: String = TernConfig.defaultPath
 
             func run() throws {
                 let verdict = ServiceGate.verdict(path: file, exists: { FileManager.default.fileExists(atPath: $0) })
@@ -57,7 +57,7 @@ extension Tern {
                 discussion: "Secrets (uplink.token, uplink.password) show only as (set). Exit 78 when the file is invalid (names the key).")
 
             @Argument(help: "The TOML config to show.")
-            var file: String = "/etc/tern/tern.toml"
+            var file: String = TernConfig.defaultPath
 
             func run() throws {
                 let trace = ConfigTrace()

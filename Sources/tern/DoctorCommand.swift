@@ -20,7 +20,7 @@ extension Tern {
                 """)
 
         @Option(help: "Path of the TOML config.")
-        var config: String = "/etc/tern/tern.toml"
+        var config: String = TernConfig.defaultPath
 
         @Flag(help: "Print the checks as JSON.")
         var json = false

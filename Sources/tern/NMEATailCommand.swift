@@ -33,7 +33,7 @@ extension Tern.NMEA {
         var controlSocket: String?
 
         @Option(help: "The config that names the control socket.")
-        var config = "/etc/tern/tern.toml"
+        var config = TernConfig.defaultPath
 
         @Flag(help: "Open the UART even when another process holds it.")
         var force = false

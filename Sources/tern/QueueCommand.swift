@@ -12,7 +12,7 @@ extension Tern {
 
         struct Location: ParsableArguments {
             @Option(help: "Path of the TOML config; the queue is found from its data_dir.")
-            var config: String = "/etc/tern/tern.toml"
+            var config: String = TernConfig.defaultPath
 
             @Option(help: "Data directory (overrides the config's data_dir).")
             var dataDir: String?

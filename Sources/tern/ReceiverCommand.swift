@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TernApp
 import TernCore
 import TernHardware
 import TernReceivers
@@ -24,7 +25,7 @@ struct ReceiverPortOptions: ParsableArguments {
     var controlSocket: String?
 
     @Option(help: "The config that names the control socket.")
-    var config = "/etc/tern/tern.toml"
+    var config = TernConfig.defaultPath
 
     @Flag(help: "Open the UART even when another process holds it.")
     var force = false

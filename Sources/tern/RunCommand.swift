@@ -10,7 +10,7 @@ extension Tern {
             discussion: "Exit codes: 0 clean shutdown, 78 configuration error (names the key), 1 other failure.")
 
         @Option(help: "Path of the TOML config (see board/*.toml).")
-        var config: String = "/etc/tern/tern.toml"
+        var config: String = TernConfig.defaultPath
 
         func run() async throws {
             let loaded: TernConfig

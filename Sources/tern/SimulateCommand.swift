@@ -250,7 +250,7 @@ struct SimulationRequest: Equatable {
         // TernConfig makes it.
         SimulationOptions(
             policy: policy, receiver: receiver.model, seed: seed, noSky: noSky,
-            filter: .init(thinning: .init(rule: .errorBudget(tolerance: { if case let .adaptive(budget, _, _) = policy { budget } else { FixPolicy.shippedErrorBudget } }()))),
+            filter: .init(thinning: .init(rule: .errorBudget(tolerance: policy.thinningTolerance))),
             restarts: restarts, remembers: remembers)
     }
 

@@ -16,7 +16,7 @@ extension Tern {
                 """)
 
         @Option(help: "Path of the TOML config; the queue and the status report are found from it.")
-        var config: String = "/etc/tern/tern.toml"
+        var config: String = TernConfig.defaultPath
 
         @Option(help: "Data directory (overrides the config's data_dir).")
         var dataDir: String?

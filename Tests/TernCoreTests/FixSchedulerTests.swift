@@ -141,7 +141,7 @@ import TernTesting
         func intervalAfterStraightLeg(turned: Bool) -> Double {
             // No bad-time cap: only the motion decides.
             var options = FixScheduler.Options(
-                policy: .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)), badTimeShare: 0)
+                policy: .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)), tuning: tuned { $0.badTimeShare = 0 })
             options.warmUp = WarmUpRule(period: .zero)  // the motion rules alone
             options.plausibility = nil
             var sut = FixScheduler(options: options)
@@ -172,7 +172,7 @@ import TernTesting
         /// The interval after the thing, having moved at `speed`, is seen still.
         func stillIntervalAfterMoving(at speed: Double) -> Double {
             var options = FixScheduler.Options(
-                policy: .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)), badTimeShare: 0)
+                policy: .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)), tuning: tuned { $0.badTimeShare = 0 })
             options.warmUp = WarmUpRule(period: .zero)  // the motion rules alone
             options.plausibility = nil
             var sut = FixScheduler(options: options)
@@ -261,8 +261,8 @@ import TernTesting
         // forward to 30 s (`refreshMargin`) before its end rather than taken a whole interval early.
         let started = refreshStartedAt ?? .infinity
         #expect(started >= 35 + 7200 - 30 && started <= 35 + 7200 + 1.5)
-        guard case let .tracking(until) = sut.state else { Issue.record("not tracking"); return }
-        #expect(until.seconds - started == 30)
+        guard case let .tracking(tracking) = sut.state else { Issue.record("not tracking"); return }
+        #expect(tracking.until.seconds - started == 30)
     }
 
     @Test func ephemerisRefreshWaitsUntilJustBeforeTheHotWindowEnds() {
@@ -271,7 +271,7 @@ import TernTesting
         // instead of refreshing at 6345.5 s and throwing away 15 minutes of ephemeris.
         var sut = FixScheduler(options: .init(
             policy: .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)),
-            acquisitionTimeout: .seconds(30), stillMinimum: .seconds(900), badTimeShare: 0))
+            acquisitionTimeout: .seconds(30), tuning: tuned { $0.stillMinimum = .seconds(900); $0.badTimeShare = 0 }))
         _ = sut.handle(.start(now: .zero))
         var at = 35.0
         var wakes: [Double] = []
@@ -350,4 +350,45 @@ import TernTesting
         fix(&sut, at: 1202, north: 120)
         #expect(abs(sut.badTime - 600 * 0.75 * 0.75) < 1)
     }
+}
+
+extension FixSchedulerTests {
+    @Test func aVerdictWithNoFixDeliveredIsAProgrammingErrorThatChangesNothing() {
+        var sut = FixScheduler(options: .init(policy: .fixed(interval: .seconds(60))))
+        _ = sut.handle(.start(now: .zero))
+        let before = sut.state
+        let actions = sut.handle(.delivered(accepted: true, now: .seconds(1)))
+        guard case .invalidEvent? = actions.first, actions.count == 1 else {
+            Issue.record("not reported as invalid: \(actions)")
+            return
+        }
+        #expect(sut.state == before)
+        #expect(sut.invalidEvents == 1)
+    }
+
+    @Test func aFixWhileOffIsAProgrammingErrorThatPowersNothing() {
+        var sut = FixScheduler(options: .init(policy: .fixed(interval: .seconds(60)), acquisitionTimeout: .seconds(10)))
+        _ = sut.handle(.start(now: .zero))
+        _ = sut.handle(.timerFired(now: .seconds(120)))  // the attempt timed out: off until the next slot
+        let off = sut.state
+        let actions = sut.handle(.fixReceived(.fixture(seconds: 121), now: .seconds(121)))
+        #expect(actions.allSatisfy { if case .invalidEvent = $0 { true } else { false } } && actions.count == 1)
+        #expect(sut.state == off)
+    }
+
+    @Test func eventsAfterTheStopAreIgnoredNotErrors() {
+        var sut = FixScheduler(options: .init(policy: .fixed(interval: .seconds(60))))
+        _ = sut.handle(.start(now: .zero))
+        #expect(sut.handle(.stop) == [.powerOff])
+        #expect(sut.handle(.timerFired(now: .seconds(60))) == [])
+        #expect(sut.handle(.fixReceived(.fixture(seconds: 61), now: .seconds(61))) == [])
+        #expect(sut.invalidEvents == 0)
+    }
+}
+
+/// The shipped tuning with `change` made.
+func tuned(_ change: (inout FixScheduler.Tuning) -> Void) -> FixScheduler.Tuning {
+    var tuning = FixScheduler.Tuning.shipped
+    change(&tuning)
+    return tuning
 }

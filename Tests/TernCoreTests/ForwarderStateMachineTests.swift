@@ -176,3 +176,25 @@ import TernCore
         #expect(sut.handle(.uploadFinished(.retryable(reason: "x"), now: .seconds(1))) == [.wake(at: .seconds(3))])
     }
 }
+
+extension ForwarderStateMachineTests {
+    @Test func anUploadResultWithNoUploadUnderWayIsAProgrammingErrorThatChangesNothing() {
+        var sut = ForwarderStateMachine()
+        let actions = sut.handle(.uploadFinished(.delivered(lastSequence: 3), now: .zero))
+        guard case .invalidEvent? = actions.first, actions.count == 1 else {
+            Issue.record("not reported as invalid: \(actions)")
+            return
+        }
+        #expect(sut.state == .idle)
+        #expect(sut.invalidEvents == 1)
+    }
+
+    @Test func aTimerOutlivedByTheNetworkComingBackDoesNothing() {
+        var sut = ForwarderStateMachine(backoff: Backoff(base: .seconds(1), maximum: .seconds(60), jitter: 0))
+        _ = sut.handle(.positionsAvailable)
+        _ = sut.handle(.uploadFinished(.retryable(reason: "down"), now: .zero))
+        _ = sut.handle(.connectivity(.mayBeOnline))
+        #expect(sut.handle(.timerFired(now: .seconds(1))) == [])
+        #expect(sut.invalidEvents == 0)
+    }
+}

@@ -107,3 +107,16 @@ private func connected() -> ReconnectStateMachine {
         #expect(sut.state == .stopped)
     }
 }
+
+extension ReconnectStateMachineTests {
+    @Test func anOpenedWithNoOpenUnderWayIsAProgrammingErrorThatChangesNothing() {
+        var sut = connected()
+        let actions = sut.handle(.opened)
+        guard case .invalidEvent? = actions.first, actions.count == 1 else {
+            Issue.record("not reported as invalid: \(actions)")
+            return
+        }
+        #expect(sut.state == .connected)
+        #expect(sut.invalidEvents == 1)
+    }
+}

@@ -23,7 +23,8 @@ import TernTesting
         /// The stale-ephemeris timeout equals `timeout`, so every acquisition gives up at `timeout`.
         /// Unlike the shipped configuration, by default no warm-up, no thinning, and every accepted
         /// position written at once: these tests watch the queue fix by fix (the shipped rules have
-        /// their own tests, and `GatewayShippedDefaultsTests` runs the gateway with them).
+        /// their own tests, and `DemoPipelineTests` and `SimulatorCrossCheckTests` run the daemon's
+        /// gateway with board/simulated.toml as shipped).
         /// - Parameter throughSwitch: the gateway's receiver forwards power to `power`, stamping each change.
         init(
             policy: FixPolicy = .fixed(interval: .seconds(60)), timeout: Int = 30, maxAccuracy: Double = 25,
@@ -31,8 +32,9 @@ import TernTesting
             warmUp: Duration = .zero, commitWindow: GroupCommit.Window = .immediate
         ) {
             switched = SwitchedReceiver(fixes: receiver, power: power, clock: clock)
-            options = FixScheduler.Options(
-                policy: policy, acquisitionTimeout: .seconds(timeout), staleEphemerisTimeout: .seconds(timeout))
+            var tuning = FixScheduler.Tuning.shipped
+            tuning.staleEphemerisTimeout = .seconds(timeout)
+            options = FixScheduler.Options(policy: policy, acquisitionTimeout: .seconds(timeout), tuning: tuning)
             sut = Gateway(
                 receiver: throughSwitch ? switched : receiver,
                 filter: StandardLocationFilter(options: .init(maxAccuracy: maxAccuracy, warmUp: warmUp, thinning: thinning)),

@@ -33,7 +33,7 @@ extension FixScheduler {
     public func memory(now: Duration) -> Memory? {
         guard startedAt != nil else { return nil }
         return Memory(
-            elapsedSeconds: timeWithSky(now: now), badTimeSeconds: badTime,
+            elapsedSeconds: intervals.timeWithSky(now: now), badTimeSeconds: badTime,
             typicalSpeed: typicalSpeed, ephemerisAgeSeconds: ephemerisTime.map { (now - $0).seconds },
             lastFix: motion.last, lastFixAgeSeconds: motion.last.map { (now - $0.time).seconds },
             stillSeconds: motion.isStill ? motion.stillFor(at: now).seconds : nil)
@@ -47,20 +47,5 @@ extension FixScheduler {
         guard case .idle = state else { return }
         remembered = memory
         rememberedDowntime = downtime
-    }
-
-    /// Applies a remembered memory at the start (`now`).
-    mutating func resume(now: Duration) {
-        guard let memory = remembered else { return }
-        let downtime = rememberedDowntime
-        remembered = nil
-        earnedBefore = max(0, memory.elapsedSeconds)
-        badTime = max(0, memory.badTimeSeconds)
-        typicalSpeed = memory.typicalSpeed
-        ephemerisTime = memory.ephemerisAgeSeconds.map { now - .seconds($0) - downtime }
-        if var last = memory.lastFix, let age = memory.lastFixAgeSeconds {
-            last.time = now - .seconds(age) - downtime
-            motion.restore(last: last, stillSince: memory.stillSeconds.map { now - .seconds($0) - downtime })
-        }
     }
 }

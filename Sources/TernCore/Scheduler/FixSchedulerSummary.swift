@@ -29,7 +29,7 @@ extension FixScheduler {
 
     /// The summary at `now` (the scheduler's own time origin, as for `handle`).
     public func summary(now: Duration) -> Summary {
-        let account = offBudget(now: now)
+        let account = intervals.offBudget(now: now)
         return Summary(
             policy: policyName, phase: phaseName, motion: motion.last == nil ? "unknown" : motion.isStill ? "still" : "moving",
             stillSeconds: motion.isStill ? motion.stillFor(at: now).seconds : nil,

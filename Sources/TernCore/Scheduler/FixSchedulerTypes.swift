@@ -99,4 +99,7 @@ public enum FixSchedulerAction: Sendable, Hashable {
     case wake(at: Duration)
     /// This fix is the position for now: run the filter on it and report `.delivered`.
     case deliver(Fix)
+    /// An event the state could not meet (a programming error in the shell or the scheduler):
+    /// nothing changed; log it.
+    case invalidEvent(String)
 }
