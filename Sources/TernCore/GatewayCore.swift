@@ -57,7 +57,7 @@ public struct GatewayCore: Sendable {
     private var poweredSince: Duration?
     private var memorySavedAt: Duration?
     /// The counters; `status(now:)` adds what runs on (on-time, uptime, the scheduler's summary).
-    public var counters = GatewayStatus()
+    public private(set) var counters = GatewayStatus()
     public let memorySaveInterval: Duration
     /// What the scheduler has learnt is saved at most this often: a restart loses at most 5 minutes of it.
     public static let defaultMemorySaveInterval = Duration.seconds(300)
@@ -118,7 +118,13 @@ public struct GatewayCore: Sendable {
         return perform(scheduler.handle(.timerFired(now: now)), now: now, synchronisedTime: synchronisedTime)
     }
 
-    /// The receiver's power was switched as asked (a switch that failed is not reported).
+    /// Switching the receiver's power failed: the scheduler goes on as if it had worked (the next
+    /// switch tries again); the error is what `tern status` shows.
+    public mutating func powerSwitchFailed(_ error: String) {
+        counters.lastError = error
+    }
+
+    /// The receiver's power was switched as asked (a switch that failed is reported with `powerSwitchFailed`).
     public mutating func powerSwitched(on: Bool, now: Duration, synchronisedTime: Date? = nil) {
         if on {
             if poweredSince == nil {

@@ -32,6 +32,8 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     private var dropBurst: QueueDrops?
     /// `status()`'s counters: the core's when the shell last finished performing an event.
     private var settled = GatewayStatus()
+    /// Who waits for the write in flight to have reported to the core (the shutdown).
+    private var writeWaiters: [CheckedContinuation<Void, Never>] = []
     private var settledAt = Duration.zero
 
     /// How often (at most) what the scheduler has learnt is saved to `memory`; also at shutdown.
@@ -232,6 +234,12 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
 
     /// Writes positions in one transaction; returns what the core makes of the outcome.
     private func write(_ positions: [Position]) async -> [GatewayCore.Action] {
+        defer {
+            // The core has the outcome now: whoever waited for it goes on.
+            let waiters = writeWaiters
+            writeWaiters = []
+            for waiter in waiters { waiter.resume() }
+        }
         do {
             // The write runs in its own task so that cancellation (shutdown) cannot cut it short.
             let result = try await Task { [queue] in try await queue.enqueue(contentsOf: positions) }.value
@@ -268,7 +276,7 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         do {
             if on { try await receiver.powerOn() } else { try await receiver.powerOff() }
         } catch {
-            core.counters.lastError = "\(error)"
+            core.powerSwitchFailed("\(error)")
             logger.error("cannot switch receiver power", metadata: ["on": "\(on)", "error": "\(error)"])
             return
         }
@@ -280,7 +288,7 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         // What waits to be written is written now (twice if the first attempt fails), after a write in
         // flight (its own task; it completes on this actor) has reported. The fix thinning holds is
         // the track's last point so far: it is kept.
-        while core.isWriting { await Task.yield() }
+        while core.isWriting { await withCheckedContinuation { writeWaiters.append($0) } }
         await perform(core.shutdownWrites(now: elapsed))
         if core.pendingWrites > 0 { await perform(core.shutdownWrites(now: elapsed)) }
         if core.pendingWrites > 0 {

@@ -29,8 +29,11 @@ extension Tern {
         @Option(help: "A built-in scenario instead of --trace: \(Scenario.names.joined(separator: ", ")).")
         var scenario: String?
 
-        @Option(help: "always-on, fixed or adaptive.")
-        var policy: SimulationPolicyName
+        @Option(help: "always-on, fixed or adaptive (or --config).")
+        var policy: SimulationPolicyName?
+
+        @Option(help: "A Tern configuration (a board profile, or /etc/tern/tern.toml): its scheduler and filter as the daemon reads them, instead of --policy and its options.")
+        var config: String?
 
         @Option(help: "Time between fixes for --policy fixed, e.g. 60s (default 60s).", transform: DurationArgument.parse)
         var interval: Duration?
@@ -44,8 +47,8 @@ extension Tern {
         @Option(help: "Adaptive: the shortest time between fixes, e.g. 5s (default 5s).", transform: DurationArgument.parse)
         var minInterval: Duration?
 
-        @Option(help: "Simulated receiver: mt3339 or ublox-m8.")
-        var receiver: SimulationReceiverName
+        @Option(help: "Simulated receiver: mt3339 or ublox-m8 (with --config, default: the configuration's).")
+        var receiver: SimulationReceiverName?
 
         @Option(help: "Random seed of the simulated receiver (noise, start times).")
         var seed: UInt64 = 1
@@ -77,19 +80,21 @@ extension Tern {
             try SimulationRequest(
                 trace: trace, scenario: scenario, policy: policy, interval: interval, errorBudget: errorBudget,
                 maxInterval: maxInterval, minInterval: minInterval, receiver: receiver, seed: seed,
-                restarts: restartAt.map(\.seconds), remembers: !forgetOnRestart)
+                restarts: restartAt.map(\.seconds), remembers: !forgetOnRestart, configPath: config)
         }
 
         func run() throws {
-            let request = try request()
+            var request = try request()
             let input: SimulationInput
             do {
+                if let config { request = request.configured(by: try TernConfig.load(path: config), path: config) }
                 input = try request.input()
             } catch {
-                // A trace that cannot be read is bad input, not bad usage: the message, exit 1.
+                // A trace or a configuration that cannot be read is bad input, not bad usage: the message, exit 1.
                 throw Self.failure(String(describing: error))
             }
-            let result = simulate(trace: input.trace, options: request.options(noSky: input.noSky))
+            let options = request.options(noSky: input.noSky)
+            let result = simulate(trace: input.trace, options: options, scheduler: request.schedulerOptions(options))
             do {
                 if let fixesOut {
                     try SimulationOutput.write(SimulationOutput.fixesCSV(result, start: input.trace.start), to: fixesOut)
@@ -155,12 +160,24 @@ struct SimulationRequest: Equatable {
         case scenario(String)
     }
 
+    /// What `--config` set: the daemon's scheduler options (asking the filter's warm-up) and filter.
+    struct Configured: Equatable {
+        var path: String
+        var scheduler: FixScheduler.Options
+        var filter: StandardLocationFilter.Options
+    }
+
     var source: Source
     var policy: FixPolicy
     var receiver: SimulationReceiverName
     var seed: UInt64
     var restarts: [Double] = []
     var remembers = true
+    /// `--config FILE` was given: `configured(by:path:)` sets the policy, the filter and (unless
+    /// `--receiver` was given) the receiver from it.
+    var configPath: String?
+    var receiverGiven = true
+    var configured: Configured?
 
     static let defaultInterval = Duration.seconds(60)
     /// The shipped adaptive policy's (one set of defaults: `FixPolicy.shipped`).
@@ -169,12 +186,13 @@ struct SimulationRequest: Equatable {
     static let defaultMinInterval = FixPolicy.shippedMinInterval
 
     init(
-        trace: String?, scenario: String?, policy: SimulationPolicyName, interval: Duration? = nil, errorBudget: String? = nil,
-        maxInterval: Duration? = nil, minInterval: Duration? = nil, receiver: SimulationReceiverName, seed: UInt64 = 1,
-        restarts: [Double] = [], remembers: Bool = true
+        trace: String?, scenario: String?, policy: SimulationPolicyName?, interval: Duration? = nil, errorBudget: String? = nil,
+        maxInterval: Duration? = nil, minInterval: Duration? = nil, receiver: SimulationReceiverName?, seed: UInt64 = 1,
+        restarts: [Double] = [], remembers: Bool = true, configPath: String? = nil
     ) throws {
         self.restarts = restarts
         self.remembers = remembers
+        self.configPath = configPath
         switch (trace, scenario) {
         case let (path?, nil): source = .file(path)
         case let (nil, name?):
@@ -185,6 +203,20 @@ struct SimulationRequest: Equatable {
         case (nil, nil): throw ValidationError("give a trace: --trace FILE (.gpx or .csv) or --scenario \(Scenario.names.joined(separator: "|"))")
         case (.some, .some): throw ValidationError("--trace and --scenario exclude each other: give one")
         }
+        self.seed = seed
+        self.receiver = receiver ?? .mt3339
+        receiverGiven = receiver != nil
+        if configPath != nil {
+            let given = [("--policy", policy != nil), ("--interval", interval != nil), ("--error-budget", errorBudget != nil),
+                         ("--max-interval", maxInterval != nil), ("--min-interval", minInterval != nil)]
+            if let (option, _) = given.first(where: { $0.1 }) {
+                throw ValidationError("\(option) and --config exclude each other: the configuration's [scheduler] sets the policy (edit it, or leave out --config)")
+            }
+            self.policy = .shipped  // until `configured(by:path:)`
+            return
+        }
+        guard let policy else { throw ValidationError("give --policy always-on|fixed|adaptive, or --config FILE") }
+        guard receiver != nil else { throw ValidationError("give --receiver mt3339|ublox-m8 (or --config FILE, whose receiver is the default)") }
         func reject(_ present: Bool, _ option: String, _ why: String) throws {
             if present { throw ValidationError("\(option) does not apply to --policy \(policy.rawValue): \(why)") }
         }
@@ -215,8 +247,24 @@ struct SimulationRequest: Equatable {
             }
             self.policy = .adaptive(errorBudget: budget, minInterval: minimum, maxInterval: maximum)
         }
-        self.receiver = receiver
-        self.seed = seed
+    }
+
+    /// The request with `config` (read from `path`) in force: its policy, its filter, its acquisition
+    /// timeout and accuracy target, and its receiver unless `--receiver` was given.
+    func configured(by config: TernConfig, path: String) -> SimulationRequest {
+        var request = self
+        request.policy = config.scheduler.policy
+        if !receiverGiven { request.receiver = config.scheduler.energy == ReceiverModel.ubloxM8.energy ? .ubloxM8 : .mt3339 }
+        request.configured = Configured(path: path, scheduler: config.scheduler, filter: config.filter)
+        return request
+    }
+
+    /// The scheduler options the run uses: the configuration's (on the simulated receiver's energy
+    /// figures), else those `options` derive.
+    func schedulerOptions(_ options: SimulationOptions) -> FixScheduler.Options {
+        guard var scheduler = configured?.scheduler else { return options.schedulerOptions }
+        scheduler.energy = options.receiver.energy
+        return scheduler
     }
 
     /// A distance in metres: "30m", "30", "0.5km".
@@ -249,8 +297,10 @@ struct SimulationRequest: Equatable {
         // The shipped filter (warm-up, thinning), its thinning tolerance following the budget as
         // TernConfig makes it.
         SimulationOptions(
-            policy: policy, receiver: receiver.model, seed: seed, noSky: noSky,
-            filter: .init(thinning: .init(rule: .errorBudget(tolerance: policy.thinningTolerance))),
+            policy: policy, receiver: receiver.model, seed: seed,
+            acquisitionTimeout: configured?.scheduler.acquisitionTimeout ?? FixScheduler.Options.shipped.acquisitionTimeout,
+            accuracyTarget: configured?.scheduler.accuracyTarget ?? FixScheduler.Options.shipped.accuracyTarget, noSky: noSky,
+            filter: configured?.filter ?? .init(thinning: .init(rule: .errorBudget(tolerance: policy.thinningTolerance))),
             restarts: restarts, remembers: remembers)
     }
 
@@ -277,6 +327,7 @@ enum SimulationOutput {
         object["trace_points"] = input.points
         object["receiver"] = request.receiver.rawValue
         object["seed"] = request.seed
+        if let configured = request.configured { object["config"] = configured.path }
         object["no_sky_s"] = input.noSky.reduce(0) { $0 + $1.upperBound - $1.lowerBound }
         var policy: [String: Any] = [:]
         switch request.policy {
@@ -299,7 +350,7 @@ enum SimulationOutput {
         let duration = max(result.durationS, input.trace.duration)
         let onShare = duration > 0 ? result.receiverOnS / duration * 100 : 0
         var lines = [
-            "Simulated \(input.trace.name) (\(hours(duration)), \(input.trace.points.count) points) on \(request.receiver.rawValue), \(request.policyDescription), seed \(request.seed)",
+            "Simulated \(input.trace.name) (\(hours(duration)), \(input.trace.points.count) points) on \(request.receiver.rawValue), \(request.policyDescription)\(request.configured.map { " from \($0.path)" } ?? ""), seed \(request.seed)",
             "  receiver on            \(Int(result.receiverOnS.rounded())) s of \(Int(duration.rounded())) s (\(number(onShare, 1)) %), \(result.cycles) power cycles",
             "  energy                 \(number(result.energyMJ / 1000, 2)) J",
             "  fixes tried / accepted \(result.fixesAttempted) / \(result.fixesAccepted)",

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import TernApp
 import TernCore
+import TernSimulation
 import TernTesting
 
 @testable import tern
@@ -31,6 +33,54 @@ import TernTesting
         let options = sut.options(noSky: [])
         #expect(options.restarts == [43_200, 5400])
         #expect(!options.remembers)
+    }
+
+    /// A configuration the daemon would read: a u-blox receiver, a fixed 45 s policy, its own filter.
+    private static let config = """
+        [receiver]
+        device = "/dev/serial0"
+        model = "ublox-m8"
+
+        [scheduler]
+        policy = "fixed"
+        interval = "45s"
+        acquisition_timeout = "60s"
+
+        [filter]
+        max_accuracy_m = 20
+        warm_up = "0s"
+
+        [uplink]
+        url = "https://tracker.example.com/positions"
+        """
+
+    @Test func aConfigurationSetsThePolicyTheFilterAndTheReceiverAsTheDaemonReadsThem() throws {
+        let config = try TernConfig.parse(Self.config)
+        let sut = try Tern.Simulate.parse(["--scenario", "parked-day", "--config", "tern.toml"]).request()
+            .configured(by: config, path: "tern.toml")
+        let options = sut.options(noSky: [])
+        #expect(sut.policy == .fixed(interval: .seconds(45)))
+        #expect(sut.receiver == .ubloxM8)
+        #expect(options.filter == config.filter)
+        #expect(options.acquisitionTimeout == .seconds(60))
+        #expect(sut.schedulerOptions(options) == config.scheduler)
+    }
+
+    @Test func aReceiverGivenBesideTheConfigurationIsTheOneSimulated() throws {
+        let sut = try Tern.Simulate.parse(["--scenario", "parked-day", "--config", "tern.toml", "--receiver", "mt3339"]).request()
+            .configured(by: try TernConfig.parse(Self.config), path: "tern.toml")
+        #expect(sut.receiver == .mt3339)
+        #expect(sut.schedulerOptions(sut.options(noSky: [])).energy == ReceiverModel.mt3339.energy)
+    }
+
+    @Test func aPolicyBesideTheConfigurationIsRejectedNamingBoth() {
+        let error = message { try Tern.Simulate.parse(["--scenario", "parked-day", "--config", "tern.toml", "--policy", "fixed"]).request() }
+        #expect(error?.contains("--policy and --config exclude each other") == true)
+    }
+
+    @Test func withoutAConfigurationThePolicyIsRequired() {
+        let error = message { try Tern.Simulate.parse(["--scenario", "parked-day", "--receiver", "mt3339"]).request() }
+        #expect(error?.contains("give --policy") == true)
     }
 
     @Test func fixedDefaultsToOneMinute() throws {
@@ -135,6 +185,28 @@ import TernTesting
         let errors = try #require(object["error_m"] as? [String: Double])
         #expect(Set(errors.keys) == ["p50", "p95", "max"])
         #expect(object["fixes_accepted"] as? Int ?? 0 > 50)
+    }
+
+    @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
+    func theShippedProfileSimulatesAsTheDefaultsDo() throws {
+        // board/simulated.toml sets every [scheduler] and [filter] key to its default, on an MT3339.
+        let profile = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../board/simulated.toml").path
+        let configured = try run(["--scenario", "commute", "--config", profile, "--json"])
+        let defaults = try run(["--scenario", "commute", "--policy", "adaptive", "--receiver", "mt3339", "--json"])
+        #expect(configured.status == 0 && defaults.status == 0)
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(configured.stdout.utf8)) as? [String: Any])
+        #expect(object.removeValue(forKey: "config") as? String == profile)
+        let expected = try #require(try JSONSerialization.jsonObject(with: Data(defaults.stdout.utf8)) as? [String: Any])
+        #expect(NSDictionary(dictionary: object).isEqual(to: expected))
+    }
+
+    @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
+    func anUnreadableConfigurationExitsOneNamingTheKey() throws {
+        let path = try temporaryPath("tern.toml")
+        try "[scheduler]\npolicy = \"sometimes\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try run(["--scenario", "commute", "--config", path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("scheduler.policy"))
     }
 
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
