@@ -166,7 +166,7 @@ public struct FixScheduler: Sendable, Hashable {
         case var .settling(attempt):
             guard fix.quality.isUsable else { return [] }
             noteSessionFix(&attempt.session, now: now)
-            return usableFix(fix, attempt: attempt, now: now, settling: true)
+            return usableFix(fix, attempt: attempt, now: now)
         case var .tracking(tracking):
             guard fix.quality.isUsable else { return [] }
             noteSessionFix(&tracking.session, now: now)
@@ -257,28 +257,28 @@ public struct FixScheduler: Sendable, Hashable {
 
     // MARK: The cycle's steps
 
-    /// A usable fix while acquiring or settling (`settling`: the state it arrived in).
-    private mutating func usableFix(_ fix: Fix, attempt: Attempt, now: Duration, settling: Bool = false) -> [FixSchedulerAction] {
+    /// A usable fix while acquiring or settling (`state` still the one it arrived in).
+    private mutating func usableFix(_ fix: Fix, attempt: Attempt, now: Duration) -> [FixSchedulerAction] {
         var attempt = attempt
         guard attempt.session.awaiting == nil else {
-            state = settling ? .settling(attempt) : .acquiring(attempt)
+            state = Self.same(state, attempt)
             return []
         }
         if isGoodEnough(fix, session: attempt.session, now: now) {
             // A fix that contradicts the motion seen is confirmed first (`PlausibilityCheck.Suspicion`).
             guard case .adaptive = options.policy, let check = options.plausibility,
                   let suspicion = check.suspicion(of: fix, at: now, motion: intervals.motion)
-            else { return deliver(fix, attempt: attempt, settling: settling) }
+            else { return deliver(fix, attempt: attempt) }
             switch suspicion {
             case .offCourse:
-                if let earlier = attempt.suspect, check.agree(earlier, fix) { return deliver(fix, attempt: attempt, settling: settling) }
+                if let earlier = attempt.suspect, check.agree(earlier, fix) { return deliver(fix, attempt: attempt) }
                 attempt.suspect = fix
                 state = .settling(attempt)
                 return []
             case .movedWhileStill:
                 // The next epoch would repeat a lasting error: ask again once it has changed (no
                 // later than the next fix was due anyway), and take what that fix says.
-                if attempt.rechecking { return deliver(fix, attempt: attempt, settling: settling) }
+                if attempt.rechecking { return deliver(fix, attempt: attempt) }
                 return sleep(until: now + min(check.stillRecheck, intervals.interval(now: now)), recheck: true)
             }
         }
@@ -311,10 +311,10 @@ public struct FixScheduler: Sendable, Hashable {
         return [.wake(at: warm)]
     }
 
-    private mutating func deliver(_ fix: Fix, attempt: Attempt, settling: Bool) -> [FixSchedulerAction] {
+    private mutating func deliver(_ fix: Fix, attempt: Attempt) -> [FixSchedulerAction] {
         var attempt = attempt
         attempt.session.awaiting = fix
-        state = settling ? .settling(attempt) : .acquiring(attempt)
+        state = Self.same(state, attempt)
         return [.deliver(fix)]
     }
 
