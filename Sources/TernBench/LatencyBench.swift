@@ -118,7 +118,7 @@ struct LatencyBench: AsyncParsableCommand {
         let stats = receiver.stats.assembler
         let status = await gateway.status()
         let sorted = latencies.sorted()
-        func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] }
+        func percentile(_ p: Double) -> Double { Statistics.percentile(sorted: sorted, p) }
         let report: [String: Any] = [
             "benchmark": "latency",
             "cycles": latencies.count,

@@ -147,7 +147,7 @@ struct PolicyReport {
             }
         }
         t.cycles = cycles.count
-        t.medianCycleMJ = median(cycles)
+        t.medianCycleMJ = Statistics.median(cycles)
         let moving = rows.filter(\.input.isMoving)
         for interval in fixedIntervals {
             let runs = moving.compactMap { row in row.fixed.first { $0.interval == interval }?.result }
@@ -346,9 +346,4 @@ struct PolicyReport {
 
 func ratio(_ a: Double, _ b: Double) -> Double { b > 0 ? a / b : 0 }
 
-func median(_ values: [Double]) -> Double {
-    guard !values.isEmpty else { return 0 }
-    let sorted = values.sorted()
-    let mid = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
-}
+

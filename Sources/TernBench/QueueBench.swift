@@ -45,13 +45,13 @@ struct QueueBench: AsyncParsableCommand {
                 tern.append(try await Self.measure { try await Self.ternEnqueue(positions, perCommit: perCommit, path: "\(work)/tern-\(perCommit)-\(run).sqlite") })
                 raw.append(try await Self.measure { try Self.rawEnqueue(positions, perCommit: perCommit, path: "\(work)/raw-\(perCommit)-\(run).sqlite") })
             }
-            let ternSeconds = Self.median(tern.map(\.seconds)), rawSeconds = Self.median(raw.map(\.seconds))
+            let ternSeconds = Statistics.median(tern.map(\.seconds)), rawSeconds = Statistics.median(raw.map(\.seconds))
             enqueue.append([
                 "positions_per_commit": perCommit, "positions": count, "runs": runs,
                 "tern_rows_per_s": Self.round(Double(count) / ternSeconds), "raw_sqlite_rows_per_s": Self.round(Double(count) / rawSeconds),
                 "tern_over_raw": Self.round(rawSeconds / ternSeconds, 3),
-                "tern_bytes_written_per_position": Int(Self.median(tern.map { Double($0.bytesWritten) })) / count,
-                "raw_bytes_written_per_position": Int(Self.median(raw.map { Double($0.bytesWritten) })) / count,
+                "tern_bytes_written_per_position": Int(Statistics.median(tern.map { Double($0.bytesWritten) })) / count,
+                "raw_bytes_written_per_position": Int(Statistics.median(raw.map { Double($0.bytesWritten) })) / count,
             ])
         }
 
@@ -185,11 +185,6 @@ struct QueueBench: AsyncParsableCommand {
         let release = (try? String(contentsOfFile: "/etc/os-release", encoding: .utf8)) ?? ""
         return release.split(separator: "\n").first { $0.hasPrefix("PRETTY_NAME=") }
             .map { String($0.dropFirst(12)).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) } ?? "?"
-    }
-
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     }
 
     static func round(_ value: Double, _ places: Int = 0) -> Double {

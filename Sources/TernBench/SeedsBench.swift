@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TernCore
 
 /// `tern-bench seeds`: `tern-bench policy` over several seeds, summarised: how often each target of
 /// issue 13 is met, and how often each policy keeps a moving trace within the budget. One seed's
@@ -75,7 +76,7 @@ struct SeedsSummary {
         var met: Int
         var values: [Double]
 
-        var middle: Double? { values.isEmpty ? nil : median(values) }
+        var middle: Double? { values.isEmpty ? nil : Statistics.median(values) }
         /// Every target is an upper limit: the worst value is the largest.
         var worst: Double? { values.max() }
     }

@@ -9,6 +9,7 @@
 
 import ArgumentParser
 import Foundation
+import TernCore
 
 @main
 struct TernBench: AsyncParsableCommand {
@@ -74,10 +75,9 @@ struct NMEABench: ParsableCommand {
             }
         }
 
-        let tools = [
-            Tool(name: "tern", path: ternPath, arguments: ["nmea", "decode", input.path], stdin: "/dev/null"),
-            Tool(name: "gpsdecode", path: gpsdecodePath, arguments: ["-j"], stdin: input.path),
-        ]
+        let ternTool = Tool(name: "tern", path: ternPath, arguments: ["nmea", "decode", input.path], stdin: "/dev/null")
+        let gpsdTool = Tool(name: "gpsdecode", path: gpsdecodePath, arguments: ["-j"], stdin: input.path)
+        let tools = [ternTool, gpsdTool]
         let loadBefore = loadAverage()
         var measurements = Dictionary(uniqueKeysWithValues: tools.map { ($0.name, [ChildRun]()) })
         for _ in 0..<runs {
@@ -90,13 +90,10 @@ struct NMEABench: ParsableCommand {
             }
         }
 
-        var results: [String: ToolResult] = [:]
-        for tool in tools {
-            let output = try countOutput(of: tool)
-            results[tool.name] = ToolResult(
-                command: tool.commandLine, runs: measurements[tool.name]!, input: input, output: output)
+        func result(_ tool: Tool) throws -> ToolResult {
+            ToolResult(command: tool.commandLine, runs: measurements[tool.name, default: []], input: input, output: try countOutput(of: tool))
         }
-        let ternResult = results["tern"]!, gpsdResult = results["gpsdecode"]!
+        let ternResult = try result(ternTool), gpsdResult = try result(gpsdTool)
         let throughputRatio = ternResult.sentencesPerSecond / gpsdResult.sentencesPerSecond
         let rssRatio = Double(ternResult.peakRSS) / Double(gpsdResult.peakRSS)
 
@@ -187,12 +184,9 @@ struct ToolResult {
     var input: Input
     var output: OutputCount
 
-    var best: Double { runs.map(\.wallSeconds).min()! }
-    var median: Double {
-        let sorted = runs.map(\.wallSeconds).sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-    }
-    var peakRSS: Int { runs.map(\.peakRSSBytes).max()! }
+    var best: Double { runs.map(\.wallSeconds).min() ?? 0 }
+    var median: Double { Statistics.median(runs.map(\.wallSeconds)) }
+    var peakRSS: Int { runs.map(\.peakRSSBytes).max() ?? 0 }
     var sentencesPerSecond: Double { Double(input.sentences) / best }
 
     var json: [String: Any] {

@@ -139,7 +139,7 @@ struct UplinkBench: AsyncParsableCommand {
             try? FileManager.default.removeItem(atPath: directory)
         }
         let sorted = samples.sorted()
-        func percentile(_ p: Double) -> Double { QueueBench.round(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))], 1) }
+        func percentile(_ p: Double) -> Double { QueueBench.round(Statistics.percentile(sorted: sorted, p), 1) }
         return ["trials": trials, "p50": percentile(0.5), "p95": percentile(0.95), "max": QueueBench.round(sorted.last ?? 0, 1)]
     }
 

@@ -40,20 +40,17 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
     public var memorySaveInterval: Duration { core.memorySaveInterval }
 
     /// - Parameters:
+    ///   - configuration: the scheduler, the filter and the group commit (`GatewayCore.Configuration`).
     ///   - memory: where the scheduler's memory is kept across restarts (nil: start afresh each time).
     ///   - wallClock: the time of day, to measure how long Tern was down between two runs.
     ///   - synchronisedTime: UTC now when the system clock is known to be synchronised, else nil: dates
     ///     the first power-on for `FixFreshness` (later ones are dated by the receiver's own clock).
-    ///   - commitWindow: how long, and how many, accepted positions may wait to be written together.
-    ///   - maxPendingWrites: accepted positions kept in memory while the store fails, before the oldest are dropped.
     ///   - timeSink: where trusted receiver times go (`[time] chrony_socket`); nil: nowhere.
     public init(
-        receiver: any GPSReceiver, filter: any LocationFilter, queue: any PositionQueue,
-        forwarder: any Forwarding, scheduler: FixScheduler, clock: C,
+        configuration: GatewayCore.Configuration, receiver: any GPSReceiver, queue: any PositionQueue,
+        forwarder: any Forwarding, clock: C,
         memory: (any SchedulerMemoryStore)? = nil, wallClock: @escaping @Sendable () -> Date = { Date() },
-        synchronisedTime: @escaping @Sendable () -> Date? = { nil },
-        memorySaveInterval: Duration = GatewayCore.defaultMemorySaveInterval, commitWindow: GroupCommit.Window = GroupCommit.Window(),
-        maxPendingWrites: Int = GroupCommit.defaultMaxPending, accepted: @escaping @Sendable (Fix) -> Void = { _ in },
+        synchronisedTime: @escaping @Sendable () -> Date? = { nil }, accepted: @escaping @Sendable (Fix) -> Void = { _ in },
         seen: @escaping @Sendable (Fix) -> Void = { _ in }, timeSink: (any TimeSink)? = nil,
         logger: Logger = Logger(label: "tern.gateway")
     ) {
@@ -66,9 +63,7 @@ public actor Gateway<C: Clock> where C.Duration == Duration {
         self.receiver = receiver
         self.queue = queue
         self.forwarder = forwarder
-        self.core = GatewayCore(
-            scheduler: scheduler, filter: filter, commitWindow: commitWindow, maxPendingWrites: maxPendingWrites,
-            memorySaveInterval: memorySaveInterval)
+        self.core = GatewayCore(configuration: configuration)
         self.clock = clock
         self.timer = WakeTimer(clock: clock)
         self.commitTimer = WakeTimer(clock: clock)

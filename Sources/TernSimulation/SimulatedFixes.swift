@@ -41,9 +41,29 @@ public struct SimulatedFixes: Sendable {
         return StartUp(noisyFixes: count, noisyFactor: model.noisyFactor.lowerBound + span * random.nextUnit())
     }
 
+    /// What the error model made of a report that a filter is meant to catch (`FixErrorModel`'s heavy
+    /// tail), which nothing in the fix itself shows.
+    public enum Fault: Sendable, Hashable {
+        /// A false lock: off by `offsetM` (100–1000 m) beyond the ordinary error.
+        case outlier(offsetM: Double)
+        /// The first fix of a start repeating the previous start's last position, stamped now.
+        case staleRepeat
+    }
+
+    /// A fix as reported, and the fault the model put in it, if any.
+    public struct Report: Sendable, Hashable {
+        public var fix: Fix
+        public var fault: Fault?
+    }
+
     /// The `number`th fix (from 1) of a power-on that started as `startUp`, dated `time` (increasing),
     /// the receiver truly at `truth`.
     public mutating func fix(time: Date, truth: Route.State, number: Int, startUp: StartUp) -> Fix {
+        report(time: time, truth: truth, number: number, startUp: startUp).fix
+    }
+
+    /// As `fix(time:truth:number:startUp:)`, with the fault the model put in it.
+    public mutating func report(time: Date, truth: Route.State, number: Int, startUp: StartUp) -> Report {
         let noisy = number <= startUp.noisyFixes
         var random = random(for: time)
         let draw = errors.draw(
@@ -53,8 +73,12 @@ public struct SimulatedFixes: Sendable {
         let speed = max(0, truth.speed + model.speedNoise * random.nextGaussian())
         let course = truth.speed > 0.2 ? truth.course : 360 * random.nextUnit()
         // What Tern computes from the receiver's GGA: HDOP × UERE.
-        return Fix(
+        let fix = Fix(
             time: time, coordinate: coordinate, altitude: 120 + 4 * random.nextGaussian(), speed: speed, course: course,
             quality: .gps, satellites: draw.satellites, hdop: draw.hdop, accuracy: draw.hdop * NMEAFixAssembler.defaultUERE)
+        let fault: Fault? =
+            draw.stale != nil ? .staleRepeat
+            : draw.outlier ? .outlier(offsetM: (draw.north * draw.north + draw.east * draw.east).squareRoot()) : nil
+        return Report(fix: fix, fault: fault)
     }
 }

@@ -65,8 +65,8 @@ public final class SimulatedGPS: Sendable {
     private let power: SimulatedPowerSwitch
     private let options: Options
     private let counters = Mutex(Stats())
-    /// The positions it reported, by their time in milliseconds (the newest `reportsKept` at least).
-    private let reports = Mutex([Int64: Coordinate]())
+    /// The fixes it reported (and their faults), by their time in milliseconds (the newest `reportsKept` at least).
+    private let reports = Mutex([Int64: SimulatedFixes.Report]())
     static let reportsKept = 8192
 
     public init(power: SimulatedPowerSwitch, options: Options = Options()) throws {
@@ -102,12 +102,18 @@ public final class SimulatedGPS: Sendable {
     /// The position this receiver reported in its fix dated `time` (nil: it reported none then, or
     /// long ago): what a stored position must be, whatever the receiver's error.
     public func reportedPosition(at time: Date) -> Coordinate? {
-        reports.withLock { $0[Self.key(time)] }
+        reports.withLock { $0[Self.key(time)]?.fix.coordinate }
     }
 
-    private func noteReport(_ fix: Fix) {
+    /// The fault the error model put in the fix dated `time` (an outlier, a stale repeat), if any:
+    /// what the board knows and Tern must find out from the fixes alone.
+    public func fault(at time: Date) -> SimulatedFixes.Fault? {
+        reports.withLock { $0[Self.key(time)]?.fault }
+    }
+
+    private func noteReport(_ report: SimulatedFixes.Report) {
         reports.withLock { reports in
-            reports[Self.key(fix.time)] = fix.coordinate
+            reports[Self.key(report.fix.time)] = report
             if reports.count > 2 * Self.reportsKept {
                 let oldest = reports.keys.sorted().dropLast(Self.reportsKept)
                 for key in oldest { reports[key] = nil }
@@ -152,10 +158,11 @@ public final class SimulatedGPS: Sendable {
                     receiver.ephemerisAt = now
                 }
                 receiver.trackingSince = receiver.trackingSince ?? now
-                let fix = fixes.fix(
+                let report = fixes.report(
                     time: time, truth: options.route.state(at: now), number: receiver.fixesThisStart,
                     startUp: receiver.startUp)
-                noteReport(fix)
+                noteReport(report)
+                let fix = report.fix
                 let noisy = receiver.fixesThisStart <= receiver.startUp.noisyFixes
                 sentences = writer.cycle(for: fix, inView: SimulatedCycle.satellites(noisy: noisy))
                 counters.withLock { $0.fixes += 1 }

@@ -63,12 +63,16 @@ public struct SimulationOptions: Sendable, Hashable {
         self.errorModel = FixErrorModel.Parameters.forReceiver(receiver)
     }
 
-    /// The scheduler options this run uses.
+    /// The scheduler options this run uses (before the core's configuration couples them to the
+    /// filter's warm-up).
     public var schedulerOptions: FixScheduler.Options {
-        FixScheduler.Options(
-            policy: policy, acquisitionTimeout: acquisitionTimeout, accuracyTarget: accuracyTarget,
-            energy: receiver.energy
-        ).askingTheWarmUp(of: filter)
+        FixScheduler.Options(policy: policy, acquisitionTimeout: acquisitionTimeout, accuracyTarget: accuracyTarget, energy: receiver.energy)
+    }
+
+    /// The core's configuration this run uses with `scheduler`: the daemon's, with this run's filter and
+    /// commit window.
+    public func core(scheduler: FixScheduler.Options) -> GatewayCore.Configuration {
+        GatewayCore.Configuration(scheduler: scheduler, filter: filter, commitWindow: commitWindow)
     }
 }
 
@@ -146,9 +150,7 @@ struct SimulationRun {
     }
 
     static func makeCore(options: SimulationOptions, scheduler: FixScheduler.Options) -> GatewayCore {
-        GatewayCore(
-            scheduler: FixScheduler(options: scheduler), filter: StandardLocationFilter(options: options.filter),
-            commitWindow: options.commitWindow)
+        GatewayCore(configuration: options.core(scheduler: scheduler))
     }
 
     mutating func run() {
@@ -353,7 +355,7 @@ struct SimulationRun {
         let e = model.energy
         r.floorMJ = e.voltage * e.acquisitionCurrent * (model.hotTTFFMedian + 0.5 + cycles.fixTransmission(noisy: true) + options.deliveryLatency)
         r.floorRatio = r.floorMJ > 0 ? r.energyPerFixMJ / r.floorMJ : 0
-        r.medianCycleMJ = median(meter.cycles)
+        r.medianCycleMJ = Statistics.median(meter.cycles)
         r.ephemerisRefreshes = earlier.refreshes + core.scheduler.ephemerisRefreshes
         r.timeouts = earlier.timeouts + core.scheduler.timeouts
         r.keptOn = earlier.keptOn + core.scheduler.keptOn
@@ -418,19 +420,12 @@ extension SimulationResult.ErrorStats {
         self.init()
         guard !errors.isEmpty else { return }
         let sorted = errors.sorted()
-        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] }
-        p50 = percentile(0.5)
-        p95 = percentile(0.95)
+        p50 = Statistics.percentile(sorted: sorted, 0.5)
+        p95 = Statistics.percentile(sorted: sorted, 0.95)
         max = sorted[sorted.count - 1]
     }
 }
 
-func median(_ values: [Double]) -> Double {
-    guard !values.isEmpty else { return 0 }
-    let sorted = values.sorted()
-    let mid = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
-}
 
 /// The bytes of one simulated receiver cycle (the sentences the simulated GPS writes), and the time
 /// they take on the wire: how long after its epoch a fix or a no-fix report reaches Tern.

@@ -33,11 +33,12 @@ extension DemoSummary {
           receiver on               \(Int(receiverOnSeconds)) s of \(Int(simulatedSeconds)) s (\(powerCycles) power cycles)
           collector offline         \(Int(collectorOfflineSeconds)) s, \(uploadFailures) failed upload attempts
           fresh and true            \(audit.checked - audit.stale) of \(audit.checked) measured after their power-on, \(audit.checked - audit.untrue) as the receiver reported them (the farthest \(Int(audit.worstErrorM.rounded())) m from the route)
+          faulty reports stored     \(audit.faultsPastTheFilter) the jump rule rejects, \(audit.faultsStored) no rule can tell (outliers after a long interval, stale repeats; the farthest \(Int(audit.worstFaultErrorM.rounded())) m)
           data directory            \(dataDirectory)
           policy                    \(rules?.policy ?? "-")
           filter                    \(rules?.filter ?? "-")
           store                     \(rules?.store ?? "-")
-        \(isClean ? "OK: every accepted position arrived exactly once, in order, measured after its power-on and as the receiver reported it." : "PROBLEM: see the figures above.")
+        \(isClean ? "OK: every accepted position arrived exactly once, in order, measured after its power-on and as the receiver reported it; no faulty report the filter can catch was stored." : "PROBLEM: see the figures above.")
         """
     }
 }

@@ -8,15 +8,17 @@ extension Tern {
     /// `tern replay LOG [--fixes-out CSV] [--no-thinning] [--json]`.
     struct Replay: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run a recorded NMEA log through the decoder and the location filter; count what each rule did.",
+            abstract: "Run a recorded NMEA log through the decoder and the gateway's decisions; count what each rule did.",
             discussion: """
-                Decodes LOG as `tern nmea decode` does and passes every usable fix to the filter with the \
-                daemon's default [filter] settings, as an always-on receiver would deliver it. Prints the \
-                fixes accepted, rejected by reason and thinned by reason (--no-thinning: every accepted \
-                fix is stored). A log has no clocks of its own: the filter gets none (sequence checks and \
-                re-anchoring still apply); a gap of more than 10 s between fixes starts a new power \
-                session for the warm-up rule. --fixes-out writes the stored fixes as \
-                time,lat,lon,accuracy_m (as `tern simulate` does).
+                Decodes LOG as `tern nmea decode` does and passes every epoch to the daemon's decision \
+                core (GatewayCore: freshness, the filter with the default [filter] settings, thinning, \
+                the writes) with the always-on policy, as on a receiver that is never switched off. \
+                Prints the fixes accepted, rejected by reason and thinned by reason (--no-thinning: \
+                every accepted fix is stored). A log has no clocks of its own: the core's clock follows \
+                the fixes' times and no system clock is synchronised (sequence checks and re-anchoring \
+                still apply). Fixes more than 10 s apart with no epoch between them are a new recording, \
+                replayed as tern started afresh (warm-up from its first fix). --fixes-out writes the \
+                stored fixes as time,lat,lon,accuracy_m (as `tern simulate` does).
                 """)
 
         @Argument(help: "NMEA log file ('#' lines are comments; '# Date: YYYY-MM-DD' sets the reference date).")

@@ -160,11 +160,10 @@ struct SimulationRequest: Equatable {
         case scenario(String)
     }
 
-    /// What `--config` set: the daemon's scheduler options (asking the filter's warm-up) and filter.
+    /// What `--config` set: the daemon's core configuration (scheduler, filter, commit window).
     struct Configured: Equatable {
         var path: String
-        var scheduler: FixScheduler.Options
-        var filter: StandardLocationFilter.Options
+        var core: GatewayCore.Configuration
     }
 
     var source: Source
@@ -255,14 +254,14 @@ struct SimulationRequest: Equatable {
         var request = self
         request.policy = config.scheduler.policy
         if !receiverGiven { request.receiver = config.scheduler.energy == ReceiverModel.ubloxM8.energy ? .ubloxM8 : .mt3339 }
-        request.configured = Configured(path: path, scheduler: config.scheduler, filter: config.filter)
+        request.configured = Configured(path: path, core: config.core)
         return request
     }
 
     /// The scheduler options the run uses: the configuration's (on the simulated receiver's energy
     /// figures), else those `options` derive.
     func schedulerOptions(_ options: SimulationOptions) -> FixScheduler.Options {
-        guard var scheduler = configured?.scheduler else { return options.schedulerOptions }
+        guard var scheduler = configured?.core.scheduler else { return options.schedulerOptions }
         scheduler.energy = options.receiver.energy
         return scheduler
     }
@@ -296,12 +295,14 @@ struct SimulationRequest: Equatable {
     func options(noSky: [ClosedRange<Double>]) -> SimulationOptions {
         // The shipped filter (warm-up, thinning), its thinning tolerance following the budget as
         // TernConfig makes it.
-        SimulationOptions(
+        var options = SimulationOptions(
             policy: policy, receiver: receiver.model, seed: seed,
-            acquisitionTimeout: configured?.scheduler.acquisitionTimeout ?? FixScheduler.Options.shipped.acquisitionTimeout,
-            accuracyTarget: configured?.scheduler.accuracyTarget ?? FixScheduler.Options.shipped.accuracyTarget, noSky: noSky,
-            filter: configured?.filter ?? .init(thinning: .init(rule: .errorBudget(tolerance: policy.thinningTolerance))),
+            acquisitionTimeout: configured?.core.scheduler.acquisitionTimeout ?? FixScheduler.Options.shipped.acquisitionTimeout,
+            accuracyTarget: configured?.core.scheduler.accuracyTarget ?? FixScheduler.Options.shipped.accuracyTarget, noSky: noSky,
+            filter: configured?.core.filter ?? .init(thinning: .init(rule: .errorBudget(tolerance: policy.thinningTolerance))),
             restarts: restarts, remembers: remembers)
+        if let configured { options.commitWindow = configured.core.commitWindow }
+        return options
     }
 
     /// "adaptive (error budget 30 m, intervals 5s–15m)", "fixed (every 60s)", "always-on".

@@ -120,6 +120,20 @@ import TernTesting
         #expect(written == [Fix.fixture(seconds: 1).time, Fix.fixture(seconds: 5).time])
     }
 
+    @Test func theFixThinningHoldsIsWrittenAtShutdownWhenItsWindowIsDueAtOnce() {
+        // An immediate window (`commit_interval = 0`): the held fix's write is due the moment it is
+        // accepted; the shutdown must hand that write over, not start it and drop it.
+        var sut = GatewayCore(
+            scheduler: FixScheduler(options: .init(policy: .alwaysOn)), filter: StandardLocationFilter(), commitWindow: .immediate)
+        started(&sut)
+        for second in 1...5 {
+            let actions = sut.fixReceived(.fixture(seconds: Double(second)), now: .seconds(Double(second)))
+            for batch in writes(actions) { _ = sut.written(EnqueueResult(stored: batch.count), now: .seconds(Double(second))) }
+        }
+        let written = writes(sut.shutdownWrites(now: .seconds(6))).flatMap { $0 }.map(\.fix.time)
+        #expect(written == [Fix.fixture(seconds: 5).time])
+    }
+
     @Test func stopSwitchesTheReceiverOffAndCancelsTheWakeUp() {
         var sut = makeSUT()
         started(&sut)

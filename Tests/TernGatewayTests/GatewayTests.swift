@@ -36,11 +36,10 @@ import TernTesting
             tuning.staleEphemerisTimeout = .seconds(timeout)
             options = FixScheduler.Options(policy: policy, acquisitionTimeout: .seconds(timeout), tuning: tuning)
             sut = Gateway(
-                receiver: throughSwitch ? switched : receiver,
-                filter: StandardLocationFilter(options: .init(maxAccuracy: maxAccuracy, warmUp: warmUp, thinning: thinning)),
-                queue: queue, forwarder: forwarder, scheduler: FixScheduler(options: options),
-                clock: clock, memory: memory, wallClock: { Harness.wallNow }, commitWindow: commitWindow, timeSink: timeSink,
-                logger: .quiet())
+                configuration: GatewayCore.Configuration(
+                    scheduler: options, filter: .init(maxAccuracy: maxAccuracy, warmUp: warmUp, thinning: thinning), commitWindow: commitWindow),
+                receiver: throughSwitch ? switched : receiver, queue: queue, forwarder: forwarder,
+                clock: clock, memory: memory, wallClock: { Harness.wallNow }, timeSink: timeSink, logger: .quiet())
         }
 
         /// The time of day the gateway sees (fixed: the tests measure downtimes from it).
@@ -201,9 +200,8 @@ import TernTesting
         let clock = TestClock()
         // The shipped filter and commit window (the write comes up to a second after the power-off).
         let sut = Gateway(
-            receiver: receiver, filter: StandardLocationFilter(), queue: queue, forwarder: SpyForwarder(),
-            scheduler: FixScheduler(options: .init(policy: .fixed(interval: .seconds(60)))), clock: clock,
-            logger: .quiet())
+            configuration: GatewayCore.Configuration(scheduler: .init(policy: .fixed(interval: .seconds(60)))),
+            receiver: receiver, queue: queue, forwarder: SpyForwarder(), clock: clock, logger: .quiet())
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await sut.run() }
             #expect(await eventually { receiver.calls == [.powerOn] })

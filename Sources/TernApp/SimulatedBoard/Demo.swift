@@ -53,7 +53,7 @@ public struct Demo: Sendable {
         let collector = Collector(logger: logger)
         try await collector.start()
         let board = try SimulatedBoard(speed: options.speed, seed: seed(config))
-        let audit = BoardAudit(board: board, logger: logger)
+        let audit = BoardAudit(board: board, filter: config.filter, logger: logger)
         let queue = RecordingQueue(try Pipeline<ScaledClock>.openQueue(config: config), stored: audit.stored)
         let network = ManualConnectivity()
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try UplinkHTTPSettings().clientConfiguration(for: collector.url, environment: [:]))

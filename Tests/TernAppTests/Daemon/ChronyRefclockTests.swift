@@ -20,7 +20,7 @@ import Glibc
     static let isRoot: Bool = geteuid() == 0
     /// The SOCK line Tern ships, from the file flash-image.sh installs.
     static let shippedLine: String? = {
-        let file = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../deploy/chrony/tern.conf")
+        let file = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../../deploy/chrony/tern.conf")
         let text = try? String(contentsOf: file, encoding: .utf8)
         return text?.split(separator: "\n").first { $0.hasPrefix("refclock SOCK ") }.map(String.init)
     }()

@@ -50,7 +50,7 @@ import TernApp
 
     @Test func everyShippedBoardProfileIsAPlaceholderUntilEdited() throws {
         // The profiles the package and flash-image.sh install name tracker.example.com on purpose.
-        let board = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../board").standardized
+        let board = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../board").standardized
         let profiles = try FileManager.default.contentsOfDirectory(atPath: board.path).filter { $0.hasSuffix(".toml") && $0 != "simulated.toml" }
         #expect(profiles.count >= 5)
         for profile in profiles {

@@ -5,7 +5,7 @@ import TernCore
 
 /// `tern demo` runs the simulated board's profile as the daemon reads it, with the shipped rules.
 @Suite struct SimulatedBoardProfileTests {
-    private static let repository = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    private static let repository = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
     @Test func theBuiltInCopyIsTheFileInTheRepository() throws {
@@ -26,9 +26,7 @@ import TernCore
 
     @Test func theProfileRunsTheShippedSchedulerFilterAndCommitWindow() throws {
         let config = try TernConfig.parse(SimulatedBoardProfile.text)
-        #expect(config.scheduler == FixScheduler.Options())
-        #expect(config.filter == StandardLocationFilter.Options())
-        #expect(config.store.commitWindow == GroupCommit.Window())
+        #expect(config.core == GatewayCore.Configuration.shipped)
     }
 
     @Test func aConfigurationForARealReceiverIsRefusedWithTheReason() throws {

@@ -20,9 +20,8 @@ import TernTesting
         // No thinning and no commit window, unlike the shipped configuration: every fix is to be stored,
         // and each write is tried (and fails on the full disk) as soon as its fix is accepted.
         let sut = Gateway(
-            receiver: receiver, filter: StandardLocationFilter(options: .init(thinning: nil)), queue: queue,
-            forwarder: SpyForwarder(), scheduler: FixScheduler(options: .init(policy: .alwaysOn)), clock: clock,
-            commitWindow: .immediate, logger: .quiet())
+            configuration: GatewayCore.Configuration(scheduler: .init(policy: .alwaysOn), filter: .init(thinning: nil), commitWindow: .immediate),
+            receiver: receiver, queue: queue, forwarder: SpyForwarder(), clock: clock, logger: .quiet())
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await sut.run() }

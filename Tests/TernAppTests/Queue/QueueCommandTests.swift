@@ -6,7 +6,7 @@ import TernTesting
 @Suite(.timeLimit(.minutes(5))) struct QueueCommandTests {
     static let binary = TernExecutable.url
     static let fixture = URL(filePath: #filePath).deletingLastPathComponent()
-        .appending(path: "../TernStoreTests/Fixtures/queue-schema-v2.sqlite").standardized
+        .appending(path: "../../TernStoreTests/Fixtures/queue-schema-v2.sqlite").standardized
 
     /// A data directory holding a copy of the fixture.
     private func dataDirectory() async throws -> String {

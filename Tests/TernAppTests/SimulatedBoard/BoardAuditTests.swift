@@ -14,7 +14,29 @@ import TernTesting
         let reported: @Sendable (Date) -> Coordinate? = { [route = board.route, start = board.gps.utc(at: 0)] time in
             Geodesy.destination(from: route.state(at: time.timeIntervalSince(start)).coordinate, distance: 6, bearing: 90)
         }
-        return (board, BoardAudit(board: board, reported: reported, logger: .quiet()))
+        return (board, BoardAudit(board: board, reported: reported, jump: Self.jump, logger: .quiet()))
+    }
+
+    /// The shipped filter's jump rule: 70 m/s, 100 m.
+    static let jump = JumpRule(maxSpeed: 70, tolerance: 100)
+
+    /// A board audited against a receiver that reported each time's position as given, with `faulty`
+    /// the times (board seconds) its error model made faulty.
+    private func rig(faulty: Set<Double>) throws -> (board: SimulatedBoard, sut: BoardAudit, reported: @Sendable (Double, Double) -> Fix) {
+        let board = try SimulatedBoard(speed: 0.001, seed: 1, startTime: Date(timeIntervalSince1970: 1_795_219_200))
+        let start = board.gps.utc(at: 0)
+        // Each second's report: `metresOff` east of the route.
+        let report: @Sendable (Double, Double) -> Fix = { [route = board.route] second, metresOff in
+            let truth = route.state(at: second).coordinate
+            return Fix(
+                time: start.addingTimeInterval(second), coordinate: Geodesy.destination(from: truth, distance: metresOff, bearing: 90),
+                quality: .gps, accuracy: 4)
+        }
+        let offsets = faulty
+        let sut = BoardAudit(
+            board: board, reported: { _ in nil }, fault: { time in offsets.contains(time.timeIntervalSince(start)) ? .outlier(offsetM: 500) : nil },
+            jump: Self.jump, logger: .quiet())
+        return (board, sut, report)
     }
 
     /// A position `metresOff` east of the route at `second` (by default what the rig's receiver reported).
@@ -63,7 +85,7 @@ import TernTesting
 
     @Test func aPositionWhenTheReceiverReportedNoneIsUntrue() async throws {
         let board = try SimulatedBoard(speed: 0.001, seed: 1, startTime: Date(timeIntervalSince1970: 1_795_219_200))
-        let sut = BoardAudit(board: board, reported: { _ in nil }, logger: .quiet())
+        let sut = BoardAudit(board: board, reported: { _ in nil }, jump: Self.jump, logger: .quiet())
         sut.stored(position(board, second: 1))
         #expect(sut.summary.untrue == 1)
     }
@@ -79,5 +101,37 @@ import TernTesting
         }
         #expect(reported)
         #expect(board.gps.reportedPosition(at: board.gps.utc(at: 40.5)) == nil)
+    }
+
+    @Test func aFaultyFixTheJumpRuleRejectsFailsTheAuditWhenStored() async throws {
+        let (_, sut, report) = try rig(faulty: [11])
+        sut.accepted(report(10, 0))
+        // 500 m a second after the last accepted fix: beyond 70 m/s × 1 s + 100 m.
+        let outlier = report(11, 500)
+        sut.accepted(outlier)
+        sut.stored(Position(fix: outlier))
+        #expect(sut.summary.faultsPastTheFilter == 1)
+        #expect(!sut.summary.isClean)
+    }
+
+    @Test func aFaultyFixNoRuleCanTellIsCountedWithItsError() async throws {
+        let (_, sut, report) = try rig(faulty: [610])
+        sut.accepted(report(10, 0))
+        // 500 m ten minutes after the last accepted fix: within 70 m/s × 600 s + 100 m.
+        let outlier = report(610, 500)
+        sut.accepted(outlier)
+        sut.stored(Position(fix: outlier))
+        #expect(sut.summary.faultsPastTheFilter == 0)
+        #expect(sut.summary.faultsStored == 1)
+        #expect(abs(sut.summary.worstFaultErrorM - 500) < 1)
+    }
+
+    @Test func aFaultlessFixIsNeverCountedAsFaulty() async throws {
+        let (_, sut, report) = try rig(faulty: [])
+        sut.accepted(report(10, 0))
+        let far = report(11, 500)
+        sut.accepted(far)
+        sut.stored(Position(fix: far))
+        #expect(sut.summary.faultsPastTheFilter == 0 && sut.summary.faultsStored == 0)
     }
 }

@@ -133,7 +133,7 @@ import TernUplink
         // One set of defaults: a file that sets nothing gets the types' own (what ships).
         #expect(sut.scheduler == FixScheduler.Options())
         #expect(sut.filter == StandardLocationFilter.Options())
-        #expect(sut.store.commitWindow == GroupCommit.Window())
+        #expect(sut.core.commitWindow == GroupCommit.Window())
         #expect(sut.dataDirectory == "/var/lib/tern")
         #expect(sut.queuePath == "/var/lib/tern/queue.sqlite")
         #expect(sut.statusFile == "/run/tern/status.json")
@@ -147,7 +147,7 @@ import TernUplink
 
     @Test(arguments: ["simulated.toml", "raspberry-pi-gps-hat.toml"])
     func documentedBoardExampleParses(file: String) throws {
-        let path = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../board/\(file)").path
+        let path = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../../board/\(file)").path
         _ = try TernConfig.load(path: path)
     }
 

@@ -190,7 +190,7 @@ import TernTesting
     @Test(.enabled(if: binary != nil, "the tern executable was not built beside the tests"))
     func theShippedProfileSimulatesAsTheDefaultsDo() throws {
         // board/simulated.toml sets every [scheduler] and [filter] key to its default, on an MT3339.
-        let profile = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../board/simulated.toml").path
+        let profile = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../../board/simulated.toml").path
         let configured = try run(["--scenario", "commute", "--config", profile, "--json"])
         let defaults = try run(["--scenario", "commute", "--policy", "adaptive", "--receiver", "mt3339", "--json"])
         #expect(configured.status == 0 && defaults.status == 0)

@@ -63,6 +63,7 @@ struct DemoPipelineTests {
         #expect(summary.audit.checked == summary.enqueued)
         #expect(summary.audit.stale == 0)
         #expect(summary.audit.untrue == 0)
+        #expect(summary.audit.faultsPastTheFilter == 0)
         #expect(summary.isClean)
     }
 

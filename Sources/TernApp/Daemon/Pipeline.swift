@@ -70,10 +70,8 @@ public struct Pipeline<C: Clock>: Sendable where C.Duration == Duration {
             liveFirst: config.uplink.liveFirst, seed: UInt64.random(in: 1...UInt64.max), clock: clock,
             logger: logger.labelled("tern.forwarder"))
         gateway = Gateway(
-            receiver: receiver, filter: StandardLocationFilter(options: config.filter), queue: queue,
-            forwarder: forwarder, scheduler: FixScheduler(options: config.scheduler), clock: clock,
-            memory: parts.memory, synchronisedTime: parts.synchronisedTime, commitWindow: config.store.commitWindow,
-            accepted: parts.accepted, seen: parts.seen,
+            configuration: config.core, receiver: receiver, queue: queue, forwarder: forwarder, clock: clock,
+            memory: parts.memory, synchronisedTime: parts.synchronisedTime, accepted: parts.accepted, seen: parts.seen,
             timeSink: parts.timeSink ?? config.time.chronySocket.map { ChronySocket(path: $0, logger: logger.labelled("tern.time")) },
             logger: logger.labelled("tern.gateway"))
     }

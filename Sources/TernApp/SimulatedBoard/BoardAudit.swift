@@ -10,6 +10,14 @@ import TernSimulation
 /// reported in its fix of that time (not another epoch's, not altered on the way), whatever the
 /// receiver's own error (`FixErrorModel`: heavy-tailed, so no distance from the route bounds it; the
 /// distance is reported). `tern demo` fails and `tern run` on the simulated board warns otherwise.
+///
+/// The board also knows which reports its error model made faulty (`SimulatedFixes.Fault`: an outlier
+/// of 100–1000 m, a start's first fix repeating the last start's position). The filter must catch
+/// those its jump rule can: a faulty fix farther from the last accepted one than the rule allows
+/// (`maxSpeed` × the time between them + `jumpTolerance`) that is stored anyway fails the audit. The
+/// rest no rule can tell from the fixes alone (an outlier after a long interval, where the allowed
+/// distance exceeds the outlier's offset; a stale repeat, which agrees with the last accepted fix):
+/// they are counted, and the farthest of them from the route is reported, as their bound.
 public final class BoardAudit: Sendable {
     public struct Summary: Sendable, Codable, Equatable {
         public var checked = 0
@@ -21,17 +29,28 @@ public final class BoardAudit: Sendable {
         public var worstErrorM = 0.0
         /// NMEA's rounding of a position, and then some.
         public var toleranceM = BoardAudit.toleranceM
+        /// Faulty reports (outliers, stale repeats) stored although the filter's jump rule rejects them.
+        public var faultsPastTheFilter = 0
+        /// Faulty reports stored that no rule can tell from the fixes alone.
+        public var faultsStored = 0
+        /// The farthest of `faultsStored` from the route at its time.
+        public var worstFaultErrorM = 0.0
 
-        public var isClean: Bool { stale == 0 && untrue == 0 }
+        public var isClean: Bool { stale == 0 && untrue == 0 && faultsPastTheFilter == 0 }
 
         enum CodingKeys: String, CodingKey {
             case checked, stale, untrue, worstErrorM = "worst_error_m", toleranceM = "tolerance_m"
+            case faultsPastTheFilter = "faults_past_the_filter", faultsStored = "faults_stored"
+            case worstFaultErrorM = "worst_fault_error_m"
         }
     }
 
     private struct State {
         var powerOns: [Double] = []
         var summary = Summary()
+        var lastAccepted: Fix?
+        /// Faulty fixes accepted, by time (milliseconds): whether the jump rule rejects them.
+        var faultyAccepted: [Int64: Bool] = [:]
     }
 
     private let state = Mutex(State())
@@ -39,24 +58,36 @@ public final class BoardAudit: Sendable {
     private let utc: @Sendable (Double) -> Date
     private let truth: @Sendable (Date) -> Coordinate
     private let reported: @Sendable (Date) -> Coordinate?
+    private let fault: @Sendable (Date) -> SimulatedFixes.Fault?
+    private let jump: JumpRule
     private let logger: Logger
 
     /// How far a stored position may lie from what the receiver reported: NMEA's 1/10,000 of a minute
     /// is 0.19 m at most.
     public static let toleranceM = 1.0
 
-    /// Audits against `board.gps`'s own reports.
-    public convenience init(board: SimulatedBoard, logger: Logger) {
-        self.init(board: board, reported: { [gps = board.gps] in gps.reportedPosition(at: $0) }, logger: logger)
+    /// Audits against `board.gps`'s own reports and faults, and `filter`'s jump rule.
+    public convenience init(board: SimulatedBoard, filter: StandardLocationFilter.Options, logger: Logger) {
+        self.init(
+            board: board, reported: { [gps = board.gps] in gps.reportedPosition(at: $0) }, fault: { [gps = board.gps] in gps.fault(at: $0) },
+            jump: JumpRule(maxSpeed: filter.maxSpeed, tolerance: filter.jumpTolerance), logger: logger)
     }
 
-    /// - Parameter reported: the position the receiver reported in its fix of a time, if any.
-    public init(board: SimulatedBoard, reported: @escaping @Sendable (Date) -> Coordinate?, logger: Logger) {
+    /// - Parameters:
+    ///   - reported: the position the receiver reported in its fix of a time, if any.
+    ///   - fault: the fault the error model put in the fix of a time, if any.
+    ///   - jump: the filter's jump rule.
+    public init(
+        board: SimulatedBoard, reported: @escaping @Sendable (Date) -> Coordinate?,
+        fault: @escaping @Sendable (Date) -> SimulatedFixes.Fault? = { _ in nil }, jump: JumpRule, logger: Logger
+    ) {
         let clock = board.clock, gps = board.gps, route = board.route
         now = { clock.now.offset.seconds }
         utc = { gps.utc(at: $0) }
         truth = { [start = gps.utc(at: 0)] time in route.state(at: time.timeIntervalSince(start)).coordinate }
         self.reported = reported
+        self.fault = fault
+        self.jump = jump
         self.logger = logger
         board.power.observe { [weak self] on in
             guard on, let self else { return }
@@ -71,6 +102,13 @@ public final class BoardAudit: Sendable {
     /// commit, perhaps after the next power-on): measured after the power-on that produced it.
     public func accepted(_ fix: Fix) {
         let accepted = now()
+        let faulty = fault(fix.time) != nil
+        state.withLock { state in
+            defer { state.lastAccepted = fix }
+            guard faulty else { return }
+            let rejected = state.lastAccepted.flatMap { jump.rejection(of: fix, after: $0) }
+            state.faultyAccepted[Self.key(fix.time)] = rejected != nil
+        }
         guard let poweredOn = state.withLock({ $0.powerOns.last { $0 <= accepted } }), fix.time < utc(poweredOn) else { return }
         state.withLock { $0.summary.stale += 1 }
         logger.error(
@@ -82,9 +120,23 @@ public final class BoardAudit: Sendable {
     public func stored(_ position: Position) {
         let fix = position.fix
         let error = Geodesy.distance(fix.coordinate, truth(fix.time))
-        state.withLock { state in
+        let faulty = fault(fix.time)
+        let pastTheFilter = state.withLock { state in
             state.summary.checked += 1
             state.summary.worstErrorM = max(state.summary.worstErrorM, error)
+            guard faulty != nil else { return false }
+            if state.faultyAccepted.removeValue(forKey: Self.key(fix.time)) == true {
+                state.summary.faultsPastTheFilter += 1
+                return true
+            }
+            state.summary.faultsStored += 1
+            state.summary.worstFaultErrorM = max(state.summary.worstFaultErrorM, error)
+            return false
+        }
+        if pastTheFilter, let faulty {
+            logger.error(
+                "simulated board: a faulty report the filter's jump rule rejects was stored",
+                metadata: ["fix_time": "\(WireTime.format(fix.time))", "fault": "\(faulty)", "error_m": "\(Int(error.rounded()))"])
         }
         let off = reported(fix.time).map { Geodesy.distance(fix.coordinate, $0) }
         if let off, off <= Self.toleranceM { return }
@@ -95,4 +147,6 @@ public final class BoardAudit: Sendable {
                 "fix_time": "\(WireTime.format(fix.time))", "off_by_m": "\(off.map { "\(Int($0.rounded()))" } ?? "no fix reported then")",
             ])
     }
+
+    private static func key(_ time: Date) -> Int64 { Int64((time.timeIntervalSince1970 * 1000).rounded()) }
 }

@@ -160,8 +160,10 @@ public struct GatewayCore: Sendable {
     /// Shutting down, first step: the fix thinning holds is the track's last point so far, so it is
     /// kept; then everything waiting is written (call again while `pendingWrites` > 0 to retry).
     public mutating func shutdownWrites(now: Duration) -> [Action] {
-        for held in filter.flush() { _ = commits.accepted(Position(fix: held), now: now) }
-        return commitActions(commits.shutdown()) + [.commitWake(at: nil)]
+        var out: [Action] = []
+        // Its write may be due at once (a full or immediate window): that write is the shutdown's.
+        for held in filter.flush() { out += commitActions(commits.accepted(Position(fix: held), now: now)) }
+        return out + commitActions(commits.shutdown()) + [.commitWake(at: nil)]
     }
 
     /// Shutting down, last step: the receiver is switched off for good.

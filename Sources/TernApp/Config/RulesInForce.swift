@@ -35,7 +35,7 @@ public struct RulesInForce: Sendable, Codable, Equatable {
         case nil: rules.append("thinning off")
         }
         filter = rules.joined(separator: ", ")
-        let w = config.store.commitWindow
+        let w = config.core.commitWindow
         store = w == .immediate
             ? "every position written as it is accepted"
             : "written together every \(d(w.maxDelay)) or \(w.maxPositions) positions"

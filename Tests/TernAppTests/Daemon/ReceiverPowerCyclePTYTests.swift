@@ -103,9 +103,8 @@ import TernTesting
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // No warm-up: the GPS's seconds pass faster than real time here, and the gateway's clock is real.
         let gateway = Gateway(
-            receiver: receiver, filter: StandardLocationFilter(options: .init(warmUp: .zero)),
-            queue: try SQLitePositionQueue(path: directory + "/queue.sqlite"),
-            forwarder: SpyForwarder(), scheduler: FixScheduler(options: .init(policy: .fixed(interval: .seconds(3600)))),
+            configuration: GatewayCore.Configuration(scheduler: .init(policy: .fixed(interval: .seconds(3600))), filter: .init(warmUp: .zero)),
+            receiver: receiver, queue: try SQLitePositionQueue(path: directory + "/queue.sqlite"), forwarder: SpyForwarder(),
             clock: ContinuousClock(), logger: .quiet())
         // What the UART had sent when the power went off.
         let atPowerOff = Mutex<SimulatedGPS.Stats?>(nil)

@@ -111,12 +111,11 @@ public struct TernConfig: Sendable, Equatable {
     }
 
     /// `[store]`: how accepted positions are written and how big the queue may grow.
+    /// `[store]` but its commit window (in `core`).
     public struct Store: Sendable, Equatable {
-        public var commitWindow = GroupCommit.Window()
         public var capacity = QueueCapacity()
 
-        public init(commitWindow: GroupCommit.Window = GroupCommit.Window(), capacity: QueueCapacity = QueueCapacity()) {
-            self.commitWindow = commitWindow
+        public init(capacity: QueueCapacity = QueueCapacity()) {
             self.capacity = capacity
         }
     }
@@ -180,9 +179,14 @@ public struct TernConfig: Sendable, Equatable {
     public var receiver: Receiver
     public var receiverOptions = ReceiverOptions()
     public var power: Power
-    /// The fix policy, acquisition timeout, accuracy target and the receiver's energy profile.
-    public var scheduler: FixScheduler.Options
-    public var filter: StandardLocationFilter.Options
+    /// What the decision core runs with: `[scheduler]` (the fix policy, acquisition timeout, accuracy
+    /// target, the receiver's energy profile), `[filter]` and `[store]`'s commit window, coupled in
+    /// `GatewayCore.Configuration` (the one place). The daemon, `tern demo` and `tern simulate
+    /// --config` build their cores from it.
+    public var core: GatewayCore.Configuration
+    /// The scheduler's options (asking the filter's warm-up).
+    public var scheduler: FixScheduler.Options { core.scheduler }
+    public var filter: StandardLocationFilter.Options { core.filter }
     public var uplink: Uplink
     public var store = Store()
     public var metrics = Metrics()

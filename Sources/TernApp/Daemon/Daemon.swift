@@ -76,7 +76,7 @@ public struct Daemon: Sendable {
                 collector = local
             }
             // Every stored position is checked against the board's truth (freshness, position).
-            let audit = BoardAudit(board: board, logger: logger.labelled("tern.board"))
+            let audit = BoardAudit(board: board, filter: config.filter, logger: logger.labelled("tern.board"))
             let tap = ControlTap()
             var parts = Pipeline<ScaledClock>.Parts(
                 queue: RecordingQueue(queue, stored: audit.stored), serialPort: board.serialPort, powerSwitch: board.power,
@@ -94,11 +94,17 @@ public struct Daemon: Sendable {
             if checked.isClean {
                 logger.notice(
                     "simulated board: every stored position was measured after its power-on and is what the receiver reported",
-                    metadata: ["positions": "\(checked.checked)", "worst_error_m": "\(Int(checked.worstErrorM.rounded()))"])
+                    metadata: [
+                        "positions": "\(checked.checked)", "worst_error_m": "\(Int(checked.worstErrorM.rounded()))",
+                        "faults_stored": "\(checked.faultsStored)",
+                    ])
             } else {
                 logger.error(
                     "simulated board: stored positions failed the check (see the errors above)",
-                    metadata: ["positions": "\(checked.checked)", "stale": "\(checked.stale)", "untrue": "\(checked.untrue)"])
+                    metadata: [
+                        "positions": "\(checked.checked)", "stale": "\(checked.stale)", "untrue": "\(checked.untrue)",
+                        "faults_past_the_filter": "\(checked.faultsPastTheFilter)",
+                    ])
             }
             try? await collector?.stop()
         }

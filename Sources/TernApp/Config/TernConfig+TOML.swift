@@ -133,15 +133,13 @@ extension TernConfig {
         try powerTable.rejectUnknownKeys()
 
         var schedulerTable = try root.table("scheduler")
-        var scheduler = try readScheduler(
+        let scheduler = try readScheduler(
             &schedulerTable, keys: keys(of: "scheduler"),
             energy: energy(model: model, chipset: receiverOptions.chipset, power: power))
         try schedulerTable.rejectUnknownKeys()
 
         var filterTable = try root.table("filter")
         let filter = try readFilter(&filterTable, keys: keys(of: "filter"), scheduler: scheduler)
-        // The adaptive scheduler asks the filter's warm-up rule before it calls a fix good enough.
-        scheduler = scheduler.askingTheWarmUp(of: filter)
         try filterTable.rejectUnknownKeys()
 
         var uplinkTable = try root.table("uplink")
@@ -149,10 +147,10 @@ extension TernConfig {
         try uplinkTable.rejectUnknownKeys()
 
         var storeTable = try root.table("store")
+        let commitWindow = GroupCommit.Window(
+            maxDelay: try storeTable.duration("commit_interval", default: GroupCommit.Window().maxDelay, range: .zero ... .seconds(60)),
+            maxPositions: try storeTable.int("commit_positions", default: GroupCommit.Window().maxPositions, range: 1...1000))
         let store = Store(
-            commitWindow: GroupCommit.Window(
-                maxDelay: try storeTable.duration("commit_interval", default: GroupCommit.Window().maxDelay, range: .zero ... .seconds(60)),
-                maxPositions: try storeTable.int("commit_positions", default: GroupCommit.Window().maxPositions, range: 1...1000)),
             capacity: QueueCapacity(
                 maxPositions: try storeTable.int("max_positions", default: 1_000_000, range: 100...100_000_000),
                 maxBytes: try storeTable.int("max_size_mb", default: 256, range: 1...100_000) << 20,
@@ -173,7 +171,8 @@ extension TernConfig {
         let logLevel = try root.choice("log_level", ["trace", "debug", "info", "notice", "warning", "error", "critical"], default: "info")
         var config = TernConfig(
             device: device, dataDirectory: dataDirectory, receiver: receiver, power: power,
-            scheduler: scheduler, filter: filter, uplink: uplink, logLevel: logLevel)
+            core: GatewayCore.Configuration(scheduler: scheduler, filter: filter, commitWindow: commitWindow), uplink: uplink,
+            logLevel: logLevel)
         config.receiverOptions = receiverOptions
         config.statusFile = statusFile
         config.controlSocket = try root.string("control_socket", default: defaultControlSocket, pattern: "a socket path such as /run/tern/control.sock") {

@@ -89,10 +89,11 @@ public struct StandardLocationFilter: LocationFilter {
             reanchor.accepted()
         }
         reference = FilterReference(fix: fix, arrivedAt: context.now)
-        guard thinning != nil else {
+        guard var thinning else {
             return FilterVerdict(decision: .accept(fix), store: [fix], reanchoredAfter: reanchoredAfter)
         }
-        let step = thinning!.add(fix)
+        let step = thinning.add(fix)
+        self.thinning = thinning
         return FilterVerdict(decision: .accept(fix), store: step.store, thinned: step.thinned, reanchoredAfter: reanchoredAfter)
     }
 
