@@ -112,7 +112,7 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
             group.addTask {
                 for await event in self.inbox {
                     if Task.isCancelled { break }
-                    await self.perform(self.handle(event))
+                    _ = await self.perform(self.handle(event))
                 }
             }
             await group.next()
@@ -121,21 +121,12 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
         _ = handle(.stop)
     }
 
-    /// Sends everything queued now, ignoring backoff, until the queue is empty, the uplink fails,
-    /// or `timeout` passes. For a clean shutdown and for the demo's final flush; call after `run` ended.
+    /// Sends everything queued now, ignoring backoff, until the queue is empty, an upload or an
+    /// acknowledgement fails, or `timeout` passes (checked before each batch): the state machine's
+    /// drain, performed as every upload is. For a clean shutdown and for the demo's final flush; call
+    /// after `run` ended. True when the queue was emptied.
     public func drain(timeout: Duration) async -> Bool {
-        let deadline = clock.now.advanced(by: timeout)
-        while clock.now < deadline {
-            guard let batch = try? await queue.oldest(limit: batchSize) else { return false }
-            guard let last = batch.last else { return true }
-            guard await uplink.send(batch) == .delivered else { return false }
-            try? await queue.acknowledge(through: last.sequence)
-            current.withLock {
-                $0.uploaded += batch.count
-                $0.batchesSent += 1
-            }
-        }
-        return false
+        await perform(handle(.drain), deadline: clock.now.advanced(by: timeout)) ?? false
     }
 
     private func handle(_ event: ForwarderStateMachine.Event) -> [ForwarderStateMachine.Action] {
@@ -147,11 +138,17 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
         }
     }
 
-    private func perform(_ initial: [ForwarderStateMachine.Action]) async {
+    /// Performs the machine's actions and those they lead to; returns the drain's result when one
+    /// ended (false when `deadline` passed before a batch).
+    private func perform(_ initial: [ForwarderStateMachine.Action], deadline: C.Instant? = nil) async -> Bool? {
         var actions = initial[...]
         while let action = actions.popFirst() {
             switch action {
             case .uploadNextBatch:
+                if let deadline, clock.now >= deadline {
+                    _ = handle(.stop)
+                    return false
+                }
                 let outcome = await uploadNextBatch()
                 actions.append(contentsOf: handle(.uploadFinished(outcome, now: elapsed)))
             case let .acknowledge(through):
@@ -182,8 +179,11 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
                 logger.error("server refuses positions; they stay queued", metadata: ["reason": "\(reason)"])
             case let .invalidEvent(what):
                 logger.error("programming error, please report it: the uploader ignored an event its state cannot meet", metadata: ["event": "\(what)"])
+            case let .drainFinished(emptied):
+                return emptied
             }
         }
+        return nil
     }
 
     private func uploadNextBatch() async -> ForwarderStateMachine.Outcome {

@@ -108,6 +108,37 @@ import TernCore
         #expect(sut.handle(.positionsAvailable) == [])
     }
 
+    @Test func aDrainAfterTheStopSendsBatchAfterBatchUntilTheQueueIsEmpty() {
+        var sut = makeSUT()
+        _ = sut.handle(.stop)
+        #expect(sut.handle(.drain) == [.uploadNextBatch])
+        #expect(sut.handle(.uploadFinished(.delivered(lastSequence: 2), now: .zero)) == [.acknowledge(through: 2)])
+        #expect(sut.handle(.acknowledged(now: .zero)) == [.uploadNextBatch])
+        #expect(sut.handle(.uploadFinished(.nothingToSend, now: .zero)) == [.drainFinished(emptied: true)])
+    }
+
+    @Test func aDrainEndsAtTheFirstFailureWithoutBackingOff() {
+        var sut = makeSUT()
+        _ = sut.handle(.drain)
+        #expect(sut.handle(.uploadFinished(.retryable(reason: "reset"), now: .zero)) == [.drainFinished(emptied: false)])
+        #expect(sut.handle(.positionsAvailable) == [])
+    }
+
+    @Test func aDrainAcknowledgesAConfirmedPrefixThenEndsAtTheRest() {
+        var sut = makeSUT()
+        _ = sut.handle(.drain)
+        #expect(sut.handle(.uploadFinished(.partial(through: 4, rest: .rejected(sequence: 5, reason: "bad")), now: .zero)) == [.acknowledge(through: 4)])
+        #expect(sut.handle(.acknowledged(now: .zero)) == [.drainFinished(emptied: false)])
+    }
+
+    @Test func aDrainWhileAnUploadIsUnderWayIsAProgrammingError() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        #expect(sut.handle(.drain).count == 1)
+        #expect(sut.invalidEvents == 1)
+        #expect(sut.state == .uploading(more: false))
+    }
+
     @Test func aConfirmedPrefixIsAcknowledgedBeforeTheRestIsRetried() {
         var sut = makeSUT()
         _ = sut.handle(.positionsAvailable)

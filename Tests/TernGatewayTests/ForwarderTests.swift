@@ -123,5 +123,16 @@ import TernTesting
         let drained = await h.sut.drain(timeout: .seconds(5))
         #expect(drained)
         #expect(h.uplink.delivered.map(\.sequence) == [1, 2, 3, 4, 5])
+        #expect(h.sut.status().uploaded == 5)
+        #expect(try await h.queue.count() == 0)
+    }
+
+    @Test func drainStopsAtAFailureAndKeepsWhatIsLeft() async throws {
+        let h = Harness(script: [.delivered, .retryable(reason: "reset")], batchSize: 2)
+        try await h.enqueue(5)
+        let drained = await h.sut.drain(timeout: .seconds(5))
+        #expect(!drained)
+        #expect(try await h.queue.count() == 3)
+        #expect(h.sut.status().failures["retryable"] == 1)
     }
 }

@@ -26,6 +26,12 @@ public struct ForwarderStateMachine: Sendable, Hashable {
         /// The server refuses the configuration; retried rarely until a human fixes it.
         case blocked(reason: String, until: Duration)
         case stopped
+        /// Draining (a clean shutdown, the demo's end): batch after batch, no backoff, until the
+        /// queue is empty or an upload or acknowledgement fails.
+        case drainUploading
+        case drainAcknowledging(through: Int64, then: Outcome?)
+        /// The drain ended: with the queue empty, or at a failure (what is left stays queued).
+        case drained(emptied: Bool)
     }
 
     public indirect enum Outcome: Sendable, Hashable {
@@ -53,6 +59,8 @@ public struct ForwarderStateMachine: Sendable, Hashable {
         case quarantined
         case quarantineFailed(reason: String, now: Duration)
         case stop
+        /// Send everything queued now, ignoring backoff (after the run ended, nothing in flight).
+        case drain
     }
 
     public enum Action: Sendable, Hashable {
@@ -67,6 +75,8 @@ public struct ForwarderStateMachine: Sendable, Hashable {
         case wake(at: Duration)
         /// Tell someone: the reason the server refuses our data.
         case reportBlocked(reason: String)
+        /// The drain ended: `emptied` when the queue is empty, false at the first failure.
+        case drainFinished(emptied: Bool)
         /// An event the state could not meet (a programming error in the shell or the machine):
         /// nothing changed; log it.
         case invalidEvent(String)
@@ -108,14 +118,23 @@ public struct ForwarderStateMachine: Sendable, Hashable {
 
     public mutating func handle(_ event: Event) -> [Action] {
         if case let .connectivity(change) = event { offline = change == .offline }
-        if case .stopped = state { return [] }  // whatever was in flight at the stop finishes unheard
+        if case .drain = event { return drain() }
+        switch state {
+        case .stopped, .drained: return []  // whatever was in flight at the stop finishes unheard
+        case .idle, .uploading, .acknowledging, .retryingAcknowledge, .quarantining, .backingOff, .blocked, .drainUploading,
+             .drainAcknowledging:
+            break
+        }
         switch event {
         case .stop:
             state = .stopped
             return []
+        case .drain:
+            return drain()
         case .positionsAvailable:
             return positionsAvailable()
         case let .uploadFinished(outcome, now):
+            if case .drainUploading = state { return drained(outcome) }
             guard case let .uploading(more) = state else { return invalid(event) }
             return finished(outcome, more: more, now: now)
         case let .timerFired(now):
@@ -123,12 +142,20 @@ public struct ForwarderStateMachine: Sendable, Hashable {
         case let .connectivity(change):
             return connectivity(change)
         case let .acknowledged(now):
+            if case let .drainAcknowledging(_, then) = state {
+                guard let then else {
+                    state = .drainUploading
+                    return [.uploadNextBatch]
+                }
+                return drained(then)
+            }
             guard case let .acknowledging(_, then) = state else { return invalid(event) }
             failures = 0
             state = .uploading(more: false)
             guard let then else { return [.uploadNextBatch] }
             return finished(then, more: false, now: now)
         case let .acknowledgeFailed(_, now):
+            if case .drainAcknowledging = state { return endDrain(emptied: false) }
             guard case let .acknowledging(through, then) = state else { return invalid(event) }
             failures += 1
             let until = now + backoff.delay(attempt: failures, unitRandom: random.nextUnit())
@@ -157,7 +184,42 @@ public struct ForwarderStateMachine: Sendable, Hashable {
             return []
         case .acknowledging, .retryingAcknowledge, .quarantining, .backingOff, .blocked, .stopped:
             return []
+        case .drainUploading, .drainAcknowledging, .drained:
+            return []  // each batch of the drain reads the queue afresh
         }
+    }
+
+    /// The shell drains after its run ended: from any state with nothing in flight.
+    private mutating func drain() -> [Action] {
+        switch state {
+        case .idle, .stopped, .drained, .backingOff, .blocked:
+            state = .drainUploading
+            return [.uploadNextBatch]
+        case .uploading, .acknowledging, .retryingAcknowledge, .quarantining, .drainUploading, .drainAcknowledging:
+            return invalid(.drain)
+        }
+    }
+
+    /// What an upload's outcome leads to while draining: acknowledge and go on, or end.
+    private mutating func drained(_ outcome: Outcome) -> [Action] {
+        switch outcome {
+        case let .delivered(last):
+            failures = 0
+            state = .drainAcknowledging(through: last, then: nil)
+            return [.acknowledge(through: last)]
+        case let .partial(through, rest):
+            state = .drainAcknowledging(through: through, then: rest)
+            return [.acknowledge(through: through)]
+        case .nothingToSend:
+            return endDrain(emptied: true)
+        case .retryable, .rejected, .permanent:
+            return endDrain(emptied: false)
+        }
+    }
+
+    private mutating func endDrain(emptied: Bool) -> [Action] {
+        state = .drained(emptied: emptied)
+        return [.drainFinished(emptied: emptied)]
     }
 
     /// A wake-up: the wait it was asked for ends; an early one, or one outlived by its state (the
@@ -172,7 +234,7 @@ public struct ForwarderStateMachine: Sendable, Hashable {
             guard now >= until else { return [] }
             state = .uploading(more: false)
             return [.uploadNextBatch]
-        case .idle, .uploading, .acknowledging, .quarantining, .stopped:
+        case .idle, .uploading, .acknowledging, .quarantining, .stopped, .drainUploading, .drainAcknowledging, .drained:
             return []
         }
     }
@@ -184,7 +246,8 @@ public struct ForwarderStateMachine: Sendable, Hashable {
             state = .uploading(more: false)
             return [.uploadNextBatch]
         case (.backingOff, .offline), (.blocked, .offline),
-             (.idle, _), (.uploading, _), (.acknowledging, _), (.retryingAcknowledge, _), (.quarantining, _), (.stopped, _):
+             (.idle, _), (.uploading, _), (.acknowledging, _), (.retryingAcknowledge, _), (.quarantining, _), (.stopped, _),
+             (.drainUploading, _), (.drainAcknowledging, _), (.drained, _):
             return []
         }
     }
