@@ -56,7 +56,7 @@ struct BoundsBench: ParsableCommand {
                 "two_rate_ratio": round(Double(totals.twoRate) / Double(max(totals.fixed, 1)), 3),
             ],
         ]
-        let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys])
+        let data = try JSONOutput.data(json)
         print(String(decoding: data, as: UTF8.self))
     }
 }

@@ -91,9 +91,7 @@ struct HostileBench: AsyncParsableCommand {
         let report = Report(
             positions: positions, cases: cases, allSafe: safe,
             skipped: TestCertificates.isInstalled ? nil : "certificate cases: \(TestCertificates.openssl) is missing (apt-get install openssl)")
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.keyEncodingStrategy = .convertToSnakeCase
+        let encoder = JSONOutput.encoder(snakeCaseKeys: true)
         print(String(decoding: try encoder.encode(report), as: UTF8.self))
         if !safe { throw ExitCode.failure }
     }

@@ -137,7 +137,7 @@ struct LatencyBench: AsyncParsableCommand {
             "epochs_completed_when_quiet": stats.completedWhenQuiet,
             "machine": ["os": osName(), "cores": ProcessInfo.processInfo.activeProcessorCount],
         ]
-        let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .prettyPrinted])
+        let data = try JSONOutput.data(report)
         print(String(decoding: data, as: UTF8.self))
         if orderViolations > 0 { throw ExitCode(1) }
         if check, percentile(0.95) > 50 {

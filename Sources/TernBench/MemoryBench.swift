@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TernCore
 import TernTesting
 
 #if canImport(Glibc)
@@ -54,9 +55,7 @@ struct MemoryBench: AsyncParsableCommand {
         let report = MemoryReport(
             tern: tern, config: config, seconds: seconds, binaryBytes: size, swiftRuntimeStatic: !maps.contains("libswiftCore.so"),
             vmRssKb: kB("VmRSS"), rssAnonKb: kB("RssAnon"), rssFileKb: kB("RssFile"), vmHwmKb: kB("VmHWM"), exitStatus: exit)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.keyEncodingStrategy = .convertToSnakeCase
+        let encoder = JSONOutput.encoder(snakeCaseKeys: true)
         print(String(decoding: try encoder.encode(report), as: UTF8.self))
     }
 }

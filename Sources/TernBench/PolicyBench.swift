@@ -89,7 +89,7 @@ struct PolicyBench: ParsableCommand {
                 "cpus": ProcessInfo.processInfo.activeProcessorCount, "os": osName(),
                 "simulations": report.rows.count * report.settings.policies.count, "wall_s": round(monotonicSeconds() - started, 2),
             ] as [String: Any]
-            let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys])
+            let data = try JSONOutput.data(json)
             print(String(decoding: data, as: UTF8.self))
         }
         if check, !report.allTargetsMet {

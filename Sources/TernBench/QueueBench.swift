@@ -89,7 +89,7 @@ struct QueueBench: AsyncParsableCommand {
             "bytes_per_100k_positions": bytesPer100k,
             "quick_check": ["database_mb": Self.round(Double(bigBytes) / 1e6, 1), "positions": bigRows, "seconds": Self.round(checkSeconds, 3), "result": check.joined(separator: "; ")],
         ]
-        let json = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
+        let json = try JSONOutput.data(report)
         print(String(decoding: json, as: UTF8.self))
     }
 

@@ -126,7 +126,7 @@ struct NMEABench: ParsableCommand {
                 "loadavg_1m_before": loadBefore,
             ] as [String: Any],
         ]
-        let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
+        let data = try JSONOutput.data(report)
         print(String(decoding: data, as: UTF8.self))
     }
 

@@ -40,7 +40,7 @@ struct UplinkBench: AsyncParsableCommand {
             "machine": ["os": QueueBench.osName(), "cores": ProcessInfo.processInfo.activeProcessorCount],
         ]
         if trials > 0 { report["link_up_to_first_upload_ms"] = try await linkUp() }
-        let json = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
+        let json = try JSONOutput.data(report)
         print(String(decoding: json, as: UTF8.self))
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TernCore
 import TernApp
 import TernTesting
 
@@ -142,9 +143,7 @@ struct WearBench: AsyncParsableCommand {
             bytesPerPositionAtOnePer10sOnThePi: ((referenceDay["total"] ?? 0) - (referenceDay["status_file"] ?? 0)) / Int(reference),
             journaldBytesPerEntryAssumed: Int(journalPerEntry))
         if markdown { print(result.markdown) } else {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.keyEncodingStrategy = .convertToSnakeCase
+            let encoder = JSONOutput.encoder(snakeCaseKeys: true)
             print(String(decoding: try encoder.encode(result), as: UTF8.self))
         }
     }

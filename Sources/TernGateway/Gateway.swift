@@ -7,8 +7,10 @@ import TernCore
 /// the queue, telling the forwarder and logging come out. The scheduler alone decides when the
 /// receiver is powered; the filter what is stored; the group commit when it is written.
 ///
-/// The loop is the one documented in `FixSchedulerTypes.swift`: `.start`, `.fixReceived` for every
-/// fix, `.delivered` after the filter's verdict, `.timerFired` at each requested wake-up, `.stop`.
+/// The loop is `GatewayCore`'s: the shell calls `start`, `fixReceived` for every epoch,
+/// `timerFired` and `commitTimerFired` at the times asked, `powerSwitched` after each switch,
+/// `written`/`writeFailed` after each write, `shutdownWrites` and `stop` at the end, and performs the
+/// actions they return in order. The core talks to the scheduler and the filter itself.
 public actor Gateway<C: Clock> where C.Duration == Duration {
     private let receiver: any GPSReceiver
     private let queue: any PositionQueue

@@ -14,6 +14,16 @@ public struct NMEAReceiverStats: Sendable, Hashable {
 
     public init() {}
 
+    /// Field by field (the pump records what each read added).
+    public static func + (lhs: Self, rhs: Self) -> Self {
+        var result = Self()
+        result.bytes = lhs.bytes + rhs.bytes
+        result.framer = lhs.framer + rhs.framer
+        result.decodeErrors = lhs.decodeErrors + rhs.decodeErrors
+        result.assembler = lhs.assembler + rhs.assembler
+        return result
+    }
+
     public var sentences: Int { framer.sentences }
     public var checksumErrors: Int { framer.checksumErrors }
     public var fixes: Int { assembler.fixesEmitted }
@@ -125,32 +135,8 @@ public final class NMEAReceiver: GPSReceiver {
     public func fixes() -> AsyncThrowingStream<Fix, any Error> {
         let pump = NMEAReceiverPump(
             serialPort: serialPort, options: options, link: link, scanner: scanner, logger: logger,
-            record: { [self] delta in counters.withLock { $0.add(delta) } })
+            record: { [self] delta in counters.withLock { $0 = $0 + delta } })
         return AsyncThrowingStream(unfolding: { try await pump.next() })
     }
 }
 
-extension NMEAReceiverStats {
-    mutating func add(_ delta: NMEAReceiverStats) {
-        bytes += delta.bytes
-        decodeErrors += delta.decodeErrors
-        framer.sentences += delta.framer.sentences
-        framer.checksumErrors += delta.framer.checksumErrors
-        framer.missingChecksum += delta.framer.missingChecksum
-        framer.overlong += delta.framer.overlong
-        framer.garbageBytes += delta.framer.garbageBytes
-        framer.malformed += delta.framer.malformed
-        assembler.epochs += delta.assembler.epochs
-        assembler.fixesEmitted += delta.assembler.fixesEmitted
-        assembler.invalidEpochs += delta.assembler.invalidEpochs
-        assembler.undatedEpochs += delta.assembler.undatedEpochs
-        assembler.noFixEpochsReported += delta.assembler.noFixEpochsReported
-        assembler.orphanSentences += delta.assembler.orphanSentences
-        assembler.completedAtCycleEnd += delta.assembler.completedAtCycleEnd
-        assembler.completedWhenQuiet += delta.assembler.completedWhenQuiet
-        assembler.discardedEpochs += delta.assembler.discardedEpochs
-        assembler.lateSentences += delta.assembler.lateSentences
-        assembler.lateAfterQuiet += delta.assembler.lateAfterQuiet
-        assembler.trailingSentences += delta.assembler.trailingSentences
-    }
-}

@@ -179,8 +179,8 @@ actor NMEAReceiverPump {
         var delta = NMEAReceiverStats()
         delta.bytes = bytes.count
         delta.decodeErrors = decodeErrors
-        delta.framer = framer.stats.subtracting(framerBefore)
-        delta.assembler = assembler.stats.subtracting(assemblerBefore)
+        delta.framer = framer.stats - framerBefore
+        delta.assembler = assembler.stats - assemblerBefore
         record(delta)
         if delta.assembler.lateAfterQuiet > 0, quietGap < NMEAReceiver.Options.maxQuietGap {
             quietGap = min(quietGap * 2, NMEAReceiver.Options.maxQuietGap)
@@ -201,7 +201,7 @@ extension NMEAReceiverPump {
         let before = assembler.stats
         let result = body()
         var delta = NMEAReceiverStats()
-        delta.assembler = assembler.stats.subtracting(before)
+        delta.assembler = assembler.stats - before
         if delta.assembler != NMEAFixAssemblerStats() { record(delta) }
         return result
     }
@@ -213,37 +213,5 @@ extension NMEAReceiverPump {
         boundariesSeen = boundary.count
         framer = NMEAFramer(maxLineLength: maxLineLength)
         assembler.discardOpenEpoch(relearn: boundary.reopened)
-    }
-}
-
-extension NMEAFramerStats {
-    func subtracting(_ other: Self) -> Self {
-        var result = Self()
-        result.sentences = sentences - other.sentences
-        result.checksumErrors = checksumErrors - other.checksumErrors
-        result.missingChecksum = missingChecksum - other.missingChecksum
-        result.overlong = overlong - other.overlong
-        result.garbageBytes = garbageBytes - other.garbageBytes
-        result.malformed = malformed - other.malformed
-        return result
-    }
-}
-
-extension NMEAFixAssemblerStats {
-    func subtracting(_ other: Self) -> Self {
-        var result = Self()
-        result.epochs = epochs - other.epochs
-        result.fixesEmitted = fixesEmitted - other.fixesEmitted
-        result.invalidEpochs = invalidEpochs - other.invalidEpochs
-        result.undatedEpochs = undatedEpochs - other.undatedEpochs
-        result.noFixEpochsReported = noFixEpochsReported - other.noFixEpochsReported
-        result.orphanSentences = orphanSentences - other.orphanSentences
-        result.completedAtCycleEnd = completedAtCycleEnd - other.completedAtCycleEnd
-        result.completedWhenQuiet = completedWhenQuiet - other.completedWhenQuiet
-        result.discardedEpochs = discardedEpochs - other.discardedEpochs
-        result.lateSentences = lateSentences - other.lateSentences
-        result.lateAfterQuiet = lateAfterQuiet - other.lateAfterQuiet
-        result.trailingSentences = trailingSentences - other.trailingSentences
-        return result
     }
 }

@@ -36,6 +36,30 @@ public struct NMEAFixAssemblerStats: Sendable, Hashable {
     public var amendedEpochs = 0
 
     public init() {}
+
+    /// Field by field: counts over several assemblers, and what one piece of input added.
+    public static func + (lhs: Self, rhs: Self) -> Self { lhs.combined(with: rhs, +) }
+    public static func - (lhs: Self, rhs: Self) -> Self { lhs.combined(with: rhs, -) }
+
+    /// The one list of the counters.
+    private func combined(with other: Self, _ op: (Int, Int) -> Int) -> Self {
+        var result = Self()
+        result.epochs = op(epochs, other.epochs)
+        result.fixesEmitted = op(fixesEmitted, other.fixesEmitted)
+        result.invalidEpochs = op(invalidEpochs, other.invalidEpochs)
+        result.noFixEpochsReported = op(noFixEpochsReported, other.noFixEpochsReported)
+        result.undatedEpochs = op(undatedEpochs, other.undatedEpochs)
+        result.untrustedTimeFixes = op(untrustedTimeFixes, other.untrustedTimeFixes)
+        result.orphanSentences = op(orphanSentences, other.orphanSentences)
+        result.completedAtCycleEnd = op(completedAtCycleEnd, other.completedAtCycleEnd)
+        result.completedWhenQuiet = op(completedWhenQuiet, other.completedWhenQuiet)
+        result.discardedEpochs = op(discardedEpochs, other.discardedEpochs)
+        result.lateSentences = op(lateSentences, other.lateSentences)
+        result.lateAfterQuiet = op(lateAfterQuiet, other.lateAfterQuiet)
+        result.trailingSentences = op(trailingSentences, other.trailingSentences)
+        result.amendedEpochs = op(amendedEpochs, other.amendedEpochs)
+        return result
+    }
 }
 
 /// Groups decoded sentences into receiver cycles and turns each valid cycle into one `Fix`.

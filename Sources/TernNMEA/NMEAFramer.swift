@@ -14,6 +14,22 @@ public struct NMEAFramerStats: Sendable, Hashable {
     public var malformed = 0
 
     public init() {}
+
+    /// Field by field: counts over several framers, and what one piece of input added.
+    public static func + (lhs: Self, rhs: Self) -> Self { lhs.combined(with: rhs, +) }
+    public static func - (lhs: Self, rhs: Self) -> Self { lhs.combined(with: rhs, -) }
+
+    /// The one list of the counters.
+    private func combined(with other: Self, _ op: (Int, Int) -> Int) -> Self {
+        var result = Self()
+        result.sentences = op(sentences, other.sentences)
+        result.checksumErrors = op(checksumErrors, other.checksumErrors)
+        result.missingChecksum = op(missingChecksum, other.missingChecksum)
+        result.overlong = op(overlong, other.overlong)
+        result.garbageBytes = op(garbageBytes, other.garbageBytes)
+        result.malformed = op(malformed, other.malformed)
+        return result
+    }
 }
 
 /// Splits a raw byte stream from a receiver into checksum-verified sentences.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import TernCore
 import Logging
 import TernApp
 import TernHardware
@@ -57,8 +58,7 @@ extension Tern {
             system.reach = { url, caFile in await Self.reach(url, caFile: caFile, timeout: loaded.uplink.connectTimeout) }
             let checks = await TernApp.Doctor(config: loaded, configPath: config, system: system).run()
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                let encoder = JSONOutput.encoder()
                 FileHandle.standardOutput.write(try encoder.encode(["checks": checks]) + Data("\n".utf8))
             } else {
                 checks.forEach { Swift.print($0.line) }
@@ -69,7 +69,7 @@ extension Tern {
         private func print(_ check: DoctorCheck) throws {
             // (the one failed check when the config does not load)
             if json {
-                FileHandle.standardOutput.write(try JSONEncoder().encode(["checks": [check]]) + Data("\n".utf8))
+                FileHandle.standardOutput.write(try JSONOutput.encoder(pretty: false).encode(["checks": [check]]) + Data("\n".utf8))
             } else {
                 Swift.print(check.line)
             }

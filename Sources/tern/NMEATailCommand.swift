@@ -17,11 +17,8 @@ extension Tern.NMEA {
                 starting with 'link:' are link changes. Runs until Ctrl-C; unplugging the receiver does not stop it.
                 """)
 
-        @Option(help: "The serial device the receiver is on, opened directly (default: through the running daemon, else the config's device, else /dev/serial0).")
-        var device: String?
-
-        @Option(help: "Baud rate: 4800, 9600, 19200, 38400, 57600 or 115200.")
-        var baud = 9600
+        /// --device, --baud, --control-socket, --config, --force: as `tern receiver`'s.
+        @OptionGroup var port: ReceiverPortOptions
 
         @Flag(help: "Also print every valid NMEA sentence.")
         var raw = false
@@ -29,49 +26,41 @@ extension Tern.NMEA {
         @Flag(help: "When the receiver seems to talk at another baud rate, try them all and keep the one that works.")
         var autobaud = false
 
-        @Option(help: "The daemon's control socket (default: the config's control_socket, else /run/tern/control.sock).")
-        var controlSocket: String?
-
-        @Option(help: "The config that names the control socket.")
-        var config = TernConfig.defaultPath
-
-        @Flag(help: "Open the UART even when another process holds it.")
-        var force = false
-
         func validate() throws {
-            guard TermiosSerialPort.supportedBaudRates[baud] != nil else {
-                throw ValidationError("--baud must be one of 4800, 9600, 19200, 38400, 57600, 115200, got \(baud)")
+            guard TermiosSerialPort.supportedBaudRates[port.baud] != nil else {
+                throw ValidationError("--baud must be one of 4800, 9600, 19200, 38400, 57600, 115200, got \(port.baud)")
             }
         }
 
         func run() async throws {
             var problem: String?
-            let socket = ControlSocketPath.resolve(explicit: controlSocket, config: config)
-            if device == nil, let client = ControlClient(path: socket, error: &problem) {
+            let socket = port.socket
+            if port.device == nil, let client = ControlClient(path: socket, error: &problem) {
                 try await tailDaemon(client, path: socket)
                 return
             }
-            let device = device ?? ControlSocketPath.defaultDevice(config: config)
+            let device = port.uart
+            let baud = port.baud
             if let problem {
                 FileHandle.standardError.write(Data("tern: \(problem)\n".utf8))
                 throw ExitCode.failure
             }
-            do { try ControlSocketPath.refuseIfHeld(device, force: force) } catch {
+            do { try ControlSocketPath.refuseIfHeld(device, force: port.force) } catch {
                 FileHandle.standardError.write(Data("tern: \(error)\n".utf8))
                 throw ExitCode.failure
             }
             try await probe(device)
             let logger = Logger(label: "tern.nmea", factory: { _ in SwiftLogNoOpLogHandler() })
-            let port = ReconnectingSerialPort(path: device, baudRate: baud, logger: logger)
+            let serialPort = ReconnectingSerialPort(path: device, baudRate: baud, logger: logger)
             var options = NMEAReceiver.Options(autobaud: autobaud)
             if raw { options.onSentence = { sentence in emit("  " + sentence.raw) } }
-            let receiver = NMEAReceiver(serialPort: port, powerSwitch: NoPowerSwitch(), options: options, logger: logger)
+            let receiver = NMEAReceiver(serialPort: serialPort, powerSwitch: NoPowerSwitch(), options: options, logger: logger)
             try await receiver.powerOn()
             emit("\(device) at \(baud) baud\(autobaud ? ", autobaud on" : ""); Ctrl-C to stop")
             emit(FixLine.header)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await state in receiver.linkStates() { emit("link: \(state)\(Self.hint(state, port: port))") }
+                    for await state in receiver.linkStates() { emit("link: \(state)\(Self.hint(state, port: serialPort))") }
                 }
                 group.addTask {
                     for try await fix in receiver.fixes() { emit(FixLine(fix).description) }
@@ -79,7 +68,7 @@ extension Tern.NMEA {
                 try await group.next()
                 group.cancelAll()
             }
-            await port.close()
+            await serialPort.close()
         }
 
         /// What the running daemon reads, through its control socket: its fixes, and with --raw the sentences.
@@ -100,8 +89,8 @@ extension Tern.NMEA {
         /// Opens the device once so a missing, forbidden or busy device fails at once, naming the fix.
         private func probe(_ device: String) async throws {
             do {
-                let port = try TermiosSerialPort.open(path: device, baudRate: baud)
-                await port.close()
+                let opened = try TermiosSerialPort.open(path: device, baudRate: port.baud)
+                await opened.close()
             } catch {
                 FileHandle.standardError.write(Data("tern: \(error)\n".utf8))
                 throw ExitCode.failure

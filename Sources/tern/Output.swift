@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TernCore
 import TernApp
 
 /// A status line that rewrites itself on a terminal and prints plain lines elsewhere (logs, pipes).
@@ -18,8 +19,7 @@ final class StatusLine: Sendable {
 
 extension DemoSummary {
     func jsonString() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        let encoder = JSONOutput.encoder(pretty: false)
         return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 

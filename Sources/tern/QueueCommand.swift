@@ -42,12 +42,7 @@ extension Tern {
                 let reader = try location.reader()
                 let stats = try reader.stats()
                 if json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys]
-                    encoder.dateEncodingStrategy = .custom { date, encoder in
-                        var container = encoder.singleValueContainer()
-                        try container.encode(WireTime.format(date))
-                    }
+                    let encoder = JSONOutput.encoder(pretty: false, dates: .wire)
                     print(String(decoding: try encoder.encode(stats), as: UTF8.self))
                 } else {
                     QueueText.lines(stats, path: reader.path).forEach { print($0) }

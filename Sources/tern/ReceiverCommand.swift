@@ -34,7 +34,7 @@ struct ReceiverPortOptions: ParsableArguments {
     /// process holds it). A failure becomes a message and exit code 1.
     func open() throws -> any ReceiverLine {
         var problem: String?
-        if device == nil, let daemon = DaemonLine(path: ControlSocketPath.resolve(explicit: controlSocket, config: config), error: &problem) {
+        if device == nil, let daemon = DaemonLine(path: socket, error: &problem) {
             FileHandle.standardError.write(Data("tern: through the tern daemon (\(daemon.path))\n".utf8))
             return daemon
         }
@@ -50,6 +50,9 @@ struct ReceiverPortOptions: ParsableArguments {
 
     /// The UART opened directly.
     var uart: String { device ?? ControlSocketPath.defaultDevice(config: config) }
+
+    /// The daemon's control socket.
+    var socket: String { ControlSocketPath.resolve(explicit: controlSocket, config: config) }
 }
 
 extension Tern.Receiver {

@@ -49,8 +49,7 @@ extension Tern {
                 do { try SimulationOutput.write(text, to: fixesOut) } catch { throw ValidationError(error.description) }
             }
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                let encoder = JSONOutput.encoder()
                 print(String(decoding: try encoder.encode(report), as: UTF8.self))
                 return
             }

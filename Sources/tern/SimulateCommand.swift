@@ -343,7 +343,7 @@ enum SimulationOutput {
             policy["max_interval_s"] = maximum.seconds
         }
         object["policy"] = policy
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        let data = try JSONOutput.data(object, pretty: false)
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -67,9 +67,7 @@ public struct ControlMessage: Codable, Sendable {
 
     /// The message as one JSON line (with its newline).
     public var line: String? {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys]
+        let encoder = JSONOutput.encoder(pretty: false, dates: .iso8601)
         return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) + "\n" }
     }
 

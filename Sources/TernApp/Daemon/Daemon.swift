@@ -67,7 +67,6 @@ public struct Daemon: Sendable {
             let pipeline = try Pipeline(config: config, parts: parts, httpClient: httpClient, clock: ContinuousClock(), logger: logger)
             try await run(pipeline, extra: [maintenance(queue, clock: ContinuousClock()), QueueDamageWatch(queue: queue), control(pipeline, tap: tap, port: serialPort)])
         case let .simulated(speed, seed):
-            let board = try SimulatedBoard(speed: speed, seed: seed)
             var collector: Collector?
             if config.uplink.localCollector {
                 let local = Collector(logger: logger)
@@ -76,15 +75,14 @@ public struct Daemon: Sendable {
                 collector = local
             }
             // Every stored position is checked against the board's truth (freshness, position).
-            let audit = BoardAudit(board: board, filter: config.filter, logger: logger.labelled("tern.board"))
+            var assembly = try BoardAssembly(
+                config: config, speed: speed, seed: seed, queue: queue, uplinkURL: try uplinkURL(collector: collector),
+                connectivity: NetlinkConnectivity(logger: logger.labelled("tern.connectivity")), logger: logger.labelled("tern.board"))
+            let board = assembly.board, audit = assembly.audit
             let tap = ControlTap()
-            var parts = Pipeline<ScaledClock>.Parts(
-                queue: RecordingQueue(queue, stored: audit.stored), serialPort: board.serialPort, powerSwitch: board.power,
-                uplinkURL: try uplinkURL(collector: collector), connectivity: NetlinkConnectivity(logger: logger.labelled("tern.connectivity")),
-                receiverOptions: .init(dateReference: { [start = board.gps.utc(at: 0)] in .notBefore(start) }))
-            parts.receiverOptions.onBytes = { tap.bytes($0) }
-            parts.accepted = audit.accepted
-            parts.seen = { tap.fix($0) }
+            assembly.parts.receiverOptions.onBytes = { tap.bytes($0) }
+            assembly.parts.seen = { tap.fix($0) }
+            let parts = assembly.parts
             let pipeline = try Pipeline(config: config, parts: parts, httpClient: httpClient, clock: board.clock, logger: logger)
             // Housekeeping in simulated time too, so the board writes the card as a tracker does per position.
             try await run(

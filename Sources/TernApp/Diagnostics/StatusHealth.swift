@@ -134,10 +134,6 @@ public struct StatusDocument: Sendable, Codable {
     }
 
     public func json() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return try encoder.encode(self)
+        try JSONOutput.encoder(snakeCaseKeys: true, dates: .iso8601).encode(self)
     }
 }

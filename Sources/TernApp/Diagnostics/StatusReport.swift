@@ -41,11 +41,7 @@ public struct StatusReport: Sendable, Hashable, Codable {
 
     /// The report as `tern status --json` prints it and the file holds it.
     public func json() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return try encoder.encode(self)
+        try JSONOutput.encoder(snakeCaseKeys: true, dates: .iso8601).encode(self)
     }
 
     public static func decode(_ data: Data) throws -> StatusReport {

@@ -52,17 +52,13 @@ public struct Demo: Sendable {
         let config = try config(dataDirectory: dataDirectory)
         let collector = Collector(logger: logger)
         try await collector.start()
-        let board = try SimulatedBoard(speed: options.speed, seed: seed(config))
-        let audit = BoardAudit(board: board, filter: config.filter, logger: logger)
-        let queue = RecordingQueue(try Pipeline<ScaledClock>.openQueue(config: config), stored: audit.stored)
         let network = ManualConnectivity()
+        let assembly = try BoardAssembly(
+            config: config, speed: options.speed, seed: seed(config), queue: try Pipeline<ScaledClock>.openQueue(config: config),
+            uplinkURL: collector.url, connectivity: network, logger: logger)
+        let board = assembly.board, audit = assembly.audit, queue = assembly.queue
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try UplinkHTTPSettings().clientConfiguration(for: collector.url, environment: [:]))
-        let referenceDate = board.gps.utc(at: 0)
-        var parts = Pipeline<ScaledClock>.Parts(
-            queue: queue, serialPort: board.serialPort, powerSwitch: board.power, uplinkURL: collector.url,
-            connectivity: network, receiverOptions: .init(dateReference: { .notBefore(referenceDate) }))
-        parts.accepted = audit.accepted
-        let pipeline = try Pipeline(config: config, parts: parts, httpClient: httpClient, clock: board.clock, logger: logger)
+        let pipeline = try Pipeline(config: config, parts: assembly.parts, httpClient: httpClient, clock: board.clock, logger: logger)
 
         let script = NetworkScript(options: options, collector: collector, network: network, clock: board.clock, logger: logger)
         let reporter = TaskService("status") { [options] in

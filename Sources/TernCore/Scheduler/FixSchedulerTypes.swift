@@ -1,14 +1,9 @@
-/// The scheduler that decides when the receiver is powered (issue 4): the types shared by the pure
-/// state machine (`FixScheduler`), the gateway's shell and the simulator.
+/// The types of the scheduler that decides when the receiver is powered: its policies and the
+/// receiver's electrical facts, shared by the pure state machine (`FixScheduler`), `GatewayCore`
+/// (which drives it: `.start`, `.fixReceived` for every fix while powered, the filter's verdict on
+/// each `.deliver` as `.delivered`, `.timerFired` at each wake-up, `.stop`) and the simulator.
 ///
 /// Time is a `Duration` since an arbitrary origin (the shell's start), as in the other state machines.
-/// The loop, in the gateway and in the simulator alike:
-///   1. `.start(now)`; perform the actions.
-///   2. Every fix the receiver reports while powered → `.fixReceived(fix, now)`. When the scheduler
-///      answers `.deliver(fix)`, run the `LocationFilter` on that fix and report the verdict with
-///      `.delivered(accepted:now:)`; store it when accepted.
-///   3. At each requested wake-up → `.timerFired(now)`.
-///   4. `.stop` at shutdown.
 public enum FixPolicy: Sendable, Hashable {
     /// Receiver always on; every fix is delivered.
     case alwaysOn
