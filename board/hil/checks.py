@@ -28,6 +28,8 @@ FIX_LINE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")      # a fix printed b
 # `tern run` with log_level debug: "[TernHardware] GPS power on" on a terminal, "GPS power on component=…"
 # under systemd (the journal)
 POWER_LOG = re.compile(r"\bGPS power (on|off)\b")
+# swift-service-lifecycle's line when the stop's SIGTERM/SIGINT reaches the daemon.
+SIGNAL_LOG = re.compile(r"\bSignal caught\b")
 
 
 def nmea_ok(line: bytes) -> bool:
@@ -364,15 +366,22 @@ def compare_transitions(line_tr, tern_tr, t_start, limit=TRANSITION_LIMIT):
     return problems, unjudged, worst, resolution
 
 
-def split_at_stop(line_tr, tern_tr, t_stop):
+def split_at_stop(line_tr, tern_tr, t_stop, t_signal=None):
     """The transitions before the daemon was told to stop, and what the stop did. The stop's power-off
     is the daemon's answer to SIGTERM, not a decision of the scheduler, and its log line is timed
     only by its arrival: under systemd the journal stamps stderr lines as it receives them, and at a
     stop it receives the service's last lines in a burst behind systemd's own (0.3 s late, measured
     on the emulated Pi). So it is checked for being there and for its state, not for its moment.
+    The signal reaches the service some time after the request (0.4 s on the emulated Pi): a power
+    change tern logged before it logged catching the signal (`t_signal`, on the same clock as its
+    power log) was the scheduler's, racing the request, and is judged with the others.
     Returns (line before, tern before, problems, detail)."""
     line_before = [t for t in line_tr if began(t) < t_stop]
     tern_before = [t for t in tern_tr if t[0] < t_stop]
+    if t_signal is not None:
+        raced = [t for t in tern_tr[len(tern_before):] if t[0] < t_signal]
+        tern_before += raced
+        line_before = line_tr[:len(line_before) + len(raced)]
     line_after, tern_after = line_tr[len(line_before):], tern_tr[len(tern_before):]
     problems = []
     if [t[1] for t in line_after] != [t[1] for t in tern_after] or any(t[1] != "off" for t in line_after):
@@ -1104,12 +1113,14 @@ class Checks:
         elif self.a.sim_state_log:
             sim_log, how = self.a.sim_state_log, "the simulated receiver's own state log"
         t_start = time.time()
-        tern_tr = []
+        tern_tr, signal_at = [], []
 
         def on_line(now, line):
             mm = POWER_LOG.search(line)
             if mm:
                 tern_tr.append((now, mm.group(1)))
+            elif SIGNAL_LOG.search(line):
+                signal_at.append(now)
         start_error = daemon.start(cfg, on_line)
         if start_error:
             self.doctor_result = False
@@ -1181,7 +1192,8 @@ class Checks:
         if line_tr is None:
             return self.report("scheduler", "skip", "%s; tern's power log not compared: no independent view of the "
                                "receiver's power on this board (%s%s)" % (extra, self.power.describe(), "; " + how if how else ""))
-        line_run, tern_run, stop_problems, stop_detail = split_at_stop(line_tr, dedup, t_stop)
+        line_run, tern_run, stop_problems, stop_detail = split_at_stop(
+            line_tr, dedup, t_stop, signal_at[0] if signal_at else None)
         problems, unjudged, worst, resolution = compare_transitions(line_run, tern_run, t_start)
         problems = (hardening or []) + problems + stop_problems
         detail = "%s; %d transitions on %s (%s at the start), %d in tern's power log, worst gap %.0f ms before the stop; %s" % (

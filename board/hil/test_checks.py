@@ -291,6 +291,22 @@ class SplitAtStop(unittest.TestCase):
         self.assertEqual((line_run, tern_run, problems), (line, tern, []))
         self.assertIn("off when the daemon stopped", detail)
 
+    def test_a_power_on_racing_the_stop_request_is_the_schedulers_and_judged(self):
+        # The emulated Pi, 2026-11-29: a scheduled power-on 0.1 s after `systemctl stop`, logged before
+        # tern logged catching the signal 0.4 s after the request; then the stop's power-off.
+        line = [(self.STOP + 0.11, "on", self.STOP + 0.10), (self.STOP + 0.56, "off", self.STOP + 0.55)]
+        tern = [(self.STOP + 0.10, "on"), (self.STOP + 0.85, "off")]
+        line_run, tern_run, problems, detail = checks.split_at_stop(line, tern, self.STOP, self.STOP + 0.4)
+        self.assertEqual((line_run, tern_run, problems), (line[:1], tern[:1], []))
+        self.assertEqual(checks.compare_transitions(line_run, tern_run, self.T0)[0], [])
+        self.assertIn("550 ms after the stop request", detail)
+
+    def test_a_power_on_after_the_signal_was_caught_fails(self):
+        line = [(self.STOP + 0.51, "on", self.STOP + 0.50), (self.STOP + 0.71, "off", self.STOP + 0.70)]
+        tern = [(self.STOP + 0.50, "on"), (self.STOP + 0.90, "off")]
+        _, _, problems, _ = checks.split_at_stop(line, tern, self.STOP, self.STOP + 0.4)
+        self.assertEqual(len(problems), 1)
+
     def test_a_scheduled_off_just_before_the_stop_stays_judged(self):
         line = [(self.STOP - 0.49, "off", self.STOP - 0.5)]
         tern = [(self.STOP - 0.2, "off")]
