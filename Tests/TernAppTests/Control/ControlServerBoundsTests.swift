@@ -19,7 +19,9 @@ import TernTesting
         let group = ServiceGroup(services: [server], logger: Self.quiet)
         try await withThrowingTaskGroup { tasks in
             tasks.addTask { try await group.run() }
-            #expect(await eventually(within: .seconds(5)) { FileManager.default.fileExists(atPath: path) })
+            // Listening, not only bound: the socket file appears at bind(), before listen() (a connect in
+            // between is refused: seen once beside the whole suite).
+            #expect(await eventually(within: .seconds(5)) { (try? connect(to: path)).map { close($0) } != nil })
             try await body(path)
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
