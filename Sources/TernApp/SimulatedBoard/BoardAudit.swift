@@ -49,8 +49,8 @@ public final class BoardAudit: Sendable {
         var powerOns: [Double] = []
         var summary = Summary()
         var lastAccepted: Fix?
-        /// Faulty fixes accepted, by time (milliseconds): whether the jump rule rejects them.
-        var faultyAccepted: [Int64: Bool] = [:]
+        /// Faulty fixes accepted, by their time: whether the jump rule rejects them.
+        var faultyAccepted: [Date: Bool] = [:]
     }
 
     private let state = Mutex(State())
@@ -70,7 +70,7 @@ public final class BoardAudit: Sendable {
     public convenience init(board: SimulatedBoard, filter: StandardLocationFilter.Options, logger: Logger) {
         self.init(
             board: board, reported: { [gps = board.gps] in gps.reportedPosition(at: $0) }, fault: { [gps = board.gps] in gps.fault(at: $0) },
-            jump: JumpRule(maxSpeed: filter.maxSpeed, tolerance: filter.jumpTolerance), logger: logger)
+            jump: filter.jumpRule, logger: logger)
     }
 
     /// - Parameters:
@@ -107,7 +107,7 @@ public final class BoardAudit: Sendable {
             defer { state.lastAccepted = fix }
             guard faulty else { return }
             let rejected = state.lastAccepted.flatMap { jump.rejection(of: fix, after: $0) }
-            state.faultyAccepted[Self.key(fix.time)] = rejected != nil
+            state.faultyAccepted[fix.time] = rejected != nil
         }
         guard let poweredOn = state.withLock({ $0.powerOns.last { $0 <= accepted } }), fix.time < utc(poweredOn) else { return }
         state.withLock { $0.summary.stale += 1 }
@@ -125,7 +125,7 @@ public final class BoardAudit: Sendable {
             state.summary.checked += 1
             state.summary.worstErrorM = max(state.summary.worstErrorM, error)
             guard faulty != nil else { return false }
-            if state.faultyAccepted.removeValue(forKey: Self.key(fix.time)) == true {
+            if state.faultyAccepted.removeValue(forKey: fix.time) == true {
                 state.summary.faultsPastTheFilter += 1
                 return true
             }
@@ -147,6 +147,4 @@ public final class BoardAudit: Sendable {
                 "fix_time": "\(WireTime.format(fix.time))", "off_by_m": "\(off.map { "\(Int($0.rounded()))" } ?? "no fix reported then")",
             ])
     }
-
-    private static func key(_ time: Date) -> Int64 { Int64((time.timeIntervalSince1970 * 1000).rounded()) }
 }

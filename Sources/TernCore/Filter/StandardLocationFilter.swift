@@ -45,6 +45,9 @@ public struct StandardLocationFilter: LocationFilter {
             self.warmUp = warmUp
             self.thinning = thinning
         }
+
+        /// The jump rule these options set (the filter's, and the simulated board's audit of it).
+        public var jumpRule: JumpRule { JumpRule(maxSpeed: maxSpeed, tolerance: jumpTolerance) }
     }
 
     public let options: Options
@@ -65,7 +68,7 @@ public struct StandardLocationFilter: LocationFilter {
         validity = ValidityRule(maxAccuracy: options.maxAccuracy)
         warmUp = WarmUpRule(period: options.warmUp)
         time = TimeSanityRule(maxAhead: options.maxTimeAhead, maxBehind: options.maxTimeBehind)
-        jump = JumpRule(maxSpeed: options.maxSpeed, tolerance: options.jumpTolerance)
+        jump = options.jumpRule
         reanchor = ReanchorRule(count: options.reanchorAfter)
         thinning = options.thinning.map(TrackThinning.init(options:))
     }
