@@ -127,6 +127,18 @@ import TernTesting
         }
     }
 
+    @Test func theFixThinningHoldsIsStoredWhenTheGatewayStopsWithEveryPositionWrittenAtOnce() async throws {
+        let h = Harness(thinning: TrackThinning.Options(), commitWindow: .immediate)
+        try await h.running { h in
+            await h.emitAndWait(.fixture(seconds: 0))
+            #expect(await h.advance(by: .seconds(60)) { h.receiver.calls.filter { $0 == .powerOn }.count == 2 })
+            await h.emitAndWait(.fixture(seconds: 60, metresNorth: 3))
+            #expect(h.queue.items.count == 1)  // the second is held: the next fix shows what it was
+        }
+        // Stopped: the held fix is the track's last point, and is written before the run ends.
+        #expect(h.queue.items.map(\.position.fix) == [.fixture(seconds: 0), .fixture(seconds: 60, metresNorth: 3)])
+    }
+
     @Test func rejectedFixKeepsTheReceiverOn() async throws {
         try await Harness().running { h in
             await h.emitAndWait(.fixture(accuracy: 80))

@@ -337,7 +337,10 @@ PY
     if [ "$rc" = 0 ] && [ "$drained" = 1 ] && [ "${n_offline:-0}" -ge 1 ]; then result https_uplink ok "$detail"
     else result https_uplink fail "$detail$([ "$drained" = 1 ] || echo "; the queue did not empty within 5 min")$([ "${n_offline:-0}" -ge 1 ] || echo "; no position stored offline")"; fi
 fi
-FIRSTBOOT_LAST=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["queue"]["last_sequence"] or 0)' "$STAGE/status-firstboot.json" 2> /dev/null || echo 0)
+# The last position the first boot's server got: the queue's last, less what still waits. Stopping
+# the service stores the fix thinning held back (the track's last point), which waits for the next
+# server: the uplink check below expects it there.
+FIRSTBOOT_LAST=$(python3 -c 'import json,sys; q=json.load(open(sys.argv[1]))["queue"]; print(int(q["last_sequence"] or 0) - int(q["depth"]))' "$STAGE/status-firstboot.json" 2> /dev/null || echo 0)
 
 # ---------------------------------------------------------------- 4. the HIL checks, in the guest
 guest 'rm -rf /root/tern-hil && mkdir /root/tern-hil && tar -C /root/tern-hil -xf /var/lib/tern-hil/guest.tar' ||
