@@ -11,7 +11,8 @@ struct PolicyBench: ParsableCommand {
         commandName: "policy",
         abstract: "Energy and track error of the duty-cycling policies on the ground-truth traces and scenarios.",
         discussion: """
-            For every *.gpx/*.csv trace in --traces (name order) plus the scenarios commute, \
+            For every *.gpx/*.csv trace in --traces (name order; its motion class from the \
+            directory's \(MotionClass.manifestName), lines 'FILE CLASS') plus the scenarios commute, \
             indoor and parked-3-days (unless --no-scenarios), and for each receiver, simulates (virtual time, seed --seed): \
             always-on; fixed at every interval of \(PolicyReport.fixedIntervals.map { "\(Int($0))" }.joined(separator: ", ")) s; \
             and adaptive (--budget, --min-interval, --max-interval). "Best tuned fixed" is the \
@@ -134,21 +135,29 @@ struct PolicyBench: ParsableCommand {
         guard !names.isEmpty else {
             fail("no *.gpx or *.csv traces in \(traces) (run from the package root, or pass --traces DIR)", code: 2)
         }
+        let classes: [String: MotionClass]
+        do {
+            classes = try MotionClass.manifest(in: traces)
+        } catch {
+            fail("\(error)", code: 2)
+        }
         var inputs: [PolicyInput] = []
         for name in names {
             do {
                 let file = try TraceLoader.load(path: traces + "/" + name)
-                inputs.append(PolicyInput(trace: file.trace, noSky: [], departure: nil, kind: .file))
+                inputs.append(
+                    PolicyInput(trace: file.trace, noSky: [], departure: nil, kind: .file, motionClass: classes[name] ?? .unclassified))
             } catch {
                 fail(error.description, code: 2)
             }
         }
         // The parked targets are per day over three days (`parked-3-days`); `parked-day` is its first day.
-        for scenario in noScenarios ? [] : [Scenario.commute, .indoor, .parkedThreeDays] {
+        let scenarios: [(Scenario, MotionClass)] = [(.commute, .car), (.indoor, .walkCycle), (.parkedThreeDays, .parked)]
+        for (scenario, motion) in noScenarios ? [] : scenarios {
             inputs.append(
                 PolicyInput(
                     trace: scenario.trace, noSky: scenario.noSky, departure: scenario.departure,
-                    kind: scenario.departure == nil ? .scenario : .parked))
+                    kind: scenario.departure == nil ? .scenario : .parked, motionClass: motion))
         }
         return inputs
     }
@@ -169,6 +178,9 @@ struct PolicyInput: Sendable {
     var noSky: [ClosedRange<Double>]
     var departure: Double?
     var kind: Kind
+    /// From the trace directory's `motion-classes.txt`; the scenarios': commute a car (its last 5 km
+    /// by bike), indoor a walk, parked-3-days parked.
+    var motionClass: MotionClass
 
     var isMoving: Bool { kind != .parked }
 }

@@ -263,6 +263,7 @@ struct PolicyReport {
         return [
             "trace": row.input.trace.name,
             "kind": row.input.kind.rawValue,
+            "motion_class": row.input.motionClass.rawValue,
             "moving": row.input.isMoving,
             "receiver": row.receiver.name,
             "duration_s": round(row.input.trace.duration, 1),

@@ -15,7 +15,9 @@ struct SeedsBench: ParsableCommand {
             1,2,7 or a range such as 1-8). For each target: the seeds that meet it, the median and the \
             worst value. For adaptive and the fixed intervals of 10, 15, 30 and 60 s: the moving-trace \
             runs (trace × receiver × seed) whose track-error p95 exceeds the budget, and their energy \
-            summed over every run relative to the fixed 15 s interval's. Prints JSON, or --markdown; \
+            summed over every run relative to the fixed 15 s interval's. Per motion class (and pooled \
+            over the moving runs), by the stored track's p95: adaptive's runs within the budget, the \
+            cheapest fixed interval within it at least as often, and adaptive's energy over that one's. Prints JSON, or --markdown; \
             --check exits 1 when a required target is missed on any seed. --seed is not used (--seeds is).
             """)
 
@@ -107,8 +109,50 @@ struct SeedsSummary {
         }
     }
 
+    /// Runs of one motion class (or every moving run, pooled), every seed and receiver: adaptive and
+    /// every fixed interval of `PolicyReport.fixedIntervals`, judged by the stored track.
+    struct ClassSpread {
+        /// nil: every moving run, pooled.
+        var motionClass: MotionClass?
+        var adaptive = PolicyFailures(fixedInterval: nil, receiver: nil)
+        var fixed = PolicyReport.fixedIntervals.map { PolicyFailures(fixedInterval: $0, receiver: nil) }
+
+        var name: String { motionClass?.rawValue ?? "moving (pooled)" }
+        /// The cheapest fixed interval whose stored track keeps the budget in at least as many runs as
+        /// adaptive's: the fair yardstick of issue 34 (nil: none is as accurate).
+        var cheapestAsAccurate: PolicyFailures? {
+            fixed.filter { $0.runs - $0.overBudgetStored >= adaptive.runs - adaptive.overBudgetStored }
+                .min { $0.energyMJ < $1.energyMJ }
+        }
+        var adaptiveOverCheapestAsAccurate: Double? { cheapestAsAccurate.map { ratio(adaptive.energyMJ, $0.energyMJ) } }
+
+        mutating func add(_ row: PolicyReport.Row, budget: Double) {
+            adaptive.add(row.adaptive, budget: budget)
+            for index in fixed.indices {
+                guard let result = row.fixed.first(where: { $0.interval == fixed[index].fixedInterval })?.result else { continue }
+                fixed[index].add(result, budget: budget)
+            }
+        }
+
+        func json() -> [String: Any] {
+            func policy(_ p: PolicyFailures) -> [String: Any] {
+                [
+                    "policy": p.name, "runs": p.runs, "within_budget_stored": p.runs - p.overBudgetStored,
+                    "within_budget_stored_share": round(p.withinBudgetStored, 4), "energy_mj": round(p.energyMJ, 1),
+                ]
+            }
+            return [
+                "class": name, "runs": adaptive.runs, "policies": [policy(adaptive)] + fixed.map(policy),
+                "cheapest_fixed_as_accurate": cheapestAsAccurate.map(\.name) ?? NSNull(),
+                "adaptive_over_cheapest_fixed_as_accurate": adaptiveOverCheapestAsAccurate.map { round($0, 4) } ?? NSNull(),
+            ]
+        }
+    }
+
     var seeds: [UInt64]
     var targets: [TargetSpread] = []
+    /// Pooled over the moving runs, then per motion class present (parked included).
+    var classes: [ClassSpread] = []
     /// Over both receivers, then per receiver (`receivers`), each adaptive then the fixed intervals.
     var policies: [PolicyFailures] = []
     var receivers: [String] = []
@@ -132,7 +176,16 @@ struct SeedsSummary {
                 }
             }
         }
-        let rows = reports.flatMap(\.rows).filter(\.input.isMoving)
+        let all = reports.flatMap(\.rows)
+        var pooled = ClassSpread(motionClass: nil)
+        for row in all where row.input.isMoving { pooled.add(row, budget: budget) }
+        classes = [pooled]
+        for motion in MotionClass.allCases {
+            var spread = ClassSpread(motionClass: motion)
+            for row in all where row.input.motionClass == motion { spread.add(row, budget: budget) }
+            if spread.adaptive.runs > 0 { classes.append(spread) }
+        }
+        let rows = all.filter(\.input.isMoving)
         receivers = rows.reduce(into: [String]()) { if !$0.contains($1.receiver.name) { $0.append($1.receiver.name) } }
         for receiver in [nil] + receivers.map(Optional.some) {
             var adaptive = PolicyFailures(fixedInterval: nil, receiver: receiver)
@@ -167,6 +220,7 @@ struct SeedsSummary {
                     "energy_over_fixed_15s": round(ratio(p.energyMJ, fixed15MJ(receiver: p.receiver)), 4),
                 ] as [String: Any]
             },
+            "motion_classes": classes.map { $0.json() },
         ]
     }
 
@@ -196,6 +250,20 @@ struct SeedsSummary {
                     + String(format: "%.3f", ratio(q.energyMJ, fixed15MJ(receiver: receiver)))
             }
             lines.append("| \(p.name) | " + cells.joined(separator: " | ") + " |")
+        }
+        // Per motion class, judged by the stored track: adaptive against the cheapest fixed interval
+        // that keeps the budget as often (the parked runs are three days each: their own class).
+        lines += [
+            "", "| motion class | runs | adaptive: stored within budget | cheapest fixed as accurate | its runs within budget | adaptive / its energy |",
+            "|---|---:|---:|---|---:|---:|",
+        ]
+        for c in classes {
+            let a = c.adaptive
+            let cheapest = c.cheapestAsAccurate
+            lines.append(
+                "| \(c.name) | \(a.runs) | \(a.runs - a.overBudgetStored) (\(Int((a.withinBudgetStored * 100).rounded())) %) | "
+                    + "\(cheapest?.name ?? "none is") | \(cheapest.map { "\($0.runs - $0.overBudgetStored)" } ?? "n/a") | "
+                    + "\(c.adaptiveOverCheapestAsAccurate.map { String(format: "%.3f", $0) } ?? "n/a") |")
         }
         return lines.joined(separator: "\n")
     }

@@ -4,7 +4,8 @@
     python3 Tests/HeldOutTraces/make_traces.py OUT_DIR [--tracktable WHEEL]
     .build/release/tern-bench policy --traces OUT_DIR --markdown
 
-Two kinds (CSV `time,lat,lon`, ISO-8601 UTC, as TraceLoader reads):
+Two kinds (CSV `time,lat,lon`, ISO-8601 UTC, as TraceLoader reads), and `motion-classes.txt` naming
+each file's motion class (vessel, car, walk/cycle) for tern-bench's per-class figures:
 
 * `ais-nyharbor-*.csv`: AIS vessel tracks in New York Harbor, 2020-12-08, from the tracktable-data
   package (PyPI, `python_example_data/NYHarbor_2020_12_08.traj`; US MarineCadastre AIS, public data).
@@ -178,7 +179,7 @@ def nyharbor(wheel, out):
     with zipfile.ZipFile(wheel) as z:
         text = z.read(name).decode()
     point = re.compile(r"(\d{9}),(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(-?\d+\.\d+),(-?\d+\.\d+)")
-    kept = 0
+    names = []
     for line in text.splitlines():
         pts = point.findall(line)
         if len(pts) < 50:
@@ -196,6 +197,7 @@ def nyharbor(wheel, out):
         if moving / duration < 0.4:
             continue
         path = f"{out}/ais-nyharbor-{pts[0][0]}.csv"
+        names.append(path.rsplit("/", 1)[1])
         with open(path, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["time", "lat", "lon"])
@@ -205,21 +207,28 @@ def nyharbor(wheel, out):
                     continue
                 w.writerow([t.strftime("%Y-%m-%dT%H:%M:%SZ"), p[3], p[2]])
                 last = t
-        kept += 1
-        if kept == 4:
+        if len(names) == 4:
             break
-    return kept
+    return names
 
 
 def main():
     out = sys.argv[1]
     wheel = sys.argv[sys.argv.index("--tracktable") + 1] if "--tracktable" in sys.argv else None
-    for name, make, seed in [("van", van, 11), ("walker", walker, 12), ("cyclist", cyclist, 13), ("motorway", motorway, 14)]:
+    classes = []
+    for name, make, seed, motion in [("van", van, 11, "car"), ("walker", walker, 12, "walk/cycle"),
+                                     ("cyclist", cyclist, 13, "walk/cycle"), ("motorway", motorway, 14, "car")]:
         b = make(random.Random(seed))
         b.write(f"{out}/synth-{name}.csv")
+        classes.append((f"synth-{name}.csv", motion))
         print(f"synth-{name}: {b.t / 3600:.2f} h")
     if wheel:
-        print(f"ais-nyharbor: {nyharbor(wheel, out)} tracks")
+        names = nyharbor(wheel, out)
+        classes += [(name, "vessel") for name in names]
+        print(f"ais-nyharbor: {len(names)} tracks")
+    # The motion class of each file, as tern-bench reads it (FILE CLASS).
+    with open(f"{out}/motion-classes.txt", "w") as f:
+        f.writelines(f"{name} {motion}\n" for name, motion in sorted(classes))
 
 
 if __name__ == "__main__":

@@ -137,7 +137,7 @@ public struct TrackThinning: Sendable, Hashable {
     private func isStill(_ fix: Fix, after previous: Fix?) -> Bool {
         if let speed = fix.speed { return speed < options.stillSpeed }
         guard let previous, fix.time > previous.time else { return true }
-        let noise = 2 * ((fix.accuracy ?? 5) + (previous.accuracy ?? 5))
+        let noise = 2 * (fix.accuracyOrTypical + previous.accuracyOrTypical)
         let metres = Geodesy.distance(previous.coordinate, fix.coordinate) - noise
         return metres / fix.time.timeIntervalSince(previous.time) < options.stillSpeed
     }

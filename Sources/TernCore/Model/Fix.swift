@@ -143,4 +143,11 @@ extension Fix {
     /// estimate the filter, the scheduler and the motion estimate read (each says what it assumes
     /// when there is none).
     public var accuracyEstimate: Double? { accuracy ?? hdop.map { $0 * Fix.defaultUERE } }
+
+    /// The accuracy assumed for a fix that reports neither an accuracy nor an HDOP: a typical consumer
+    /// fix's (1 σ, metres; HDOP 1.25 × `defaultUERE`). An assumption.
+    public static let typicalAccuracy = 5.0
+
+    /// `accuracyEstimate`, else `typicalAccuracy`.
+    public var accuracyOrTypical: Double { accuracyEstimate ?? Fix.typicalAccuracy }
 }

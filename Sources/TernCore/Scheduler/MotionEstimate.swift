@@ -66,7 +66,7 @@ public struct MotionEstimate: Sendable, Hashable {
     }
 
     public mutating func update(with fix: Fix, at now: Duration) {
-        let accuracy = fix.accuracyEstimate ?? 5  // neither: a typical consumer fix's
+        let accuracy = fix.accuracyOrTypical
         // The gap since the last fix: its length in seconds and the straight chord across it, metres.
         let gap = last.flatMap { last in
             now > last.time ? (last: last, seconds: (now - last.time).seconds, chord: Geodesy.distance(last.coordinate, fix.coordinate)) : nil

@@ -58,5 +58,5 @@ public struct PlausibilityCheck: Sendable, Hashable {
         return Geodesy.distance(earlier.coordinate, later.coordinate) <= noise + travel
     }
 
-    static func accuracy(of fix: Fix) -> Double { fix.accuracyEstimate ?? 5 }  // neither: a typical consumer fix's
+    static func accuracy(of fix: Fix) -> Double { fix.accuracyOrTypical }
 }

@@ -1,0 +1,45 @@
+import Foundation
+
+/// What kind of motion a benchmark input is, so a policy's figures can be told apart per kind: a
+/// policy that saves energy on vessels and loses on cars should show it (issue 34).
+enum MotionClass: String, CaseIterable, Sendable {
+    case vessel
+    case car
+    case walkCycle = "walk/cycle"
+    case parked
+    /// A trace file the directory's manifest does not name.
+    case unclassified
+
+    /// The manifest a trace directory may hold: `FILE CLASS` per line (`#` starts a comment), CLASS one
+    /// of `vessel`, `car`, `walk/cycle`, `parked`.
+    static let manifestName = "motion-classes.txt"
+
+    /// The classes the manifest in `directory` gives its files (empty without a manifest).
+    static func manifest(in directory: String) throws -> [String: MotionClass] {
+        let path = directory + "/" + manifestName
+        guard FileManager.default.fileExists(atPath: path) else { return [:] }
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return try parse(text, source: path)
+    }
+
+    static func parse(_ text: String, source: String) throws -> [String: MotionClass] {
+        var classes: [String: MotionClass] = [:]
+        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let fields = line.split(whereSeparator: \.isWhitespace).map(String.init)
+            if fields.isEmpty { continue }
+            let named = Self.allCases.filter { $0 != .unclassified }
+            guard fields.count == 2, let motion = MotionClass(rawValue: fields[1]), motion != .unclassified else {
+                throw ManifestError(
+                    description: "\(source):\(number + 1): expected 'FILE CLASS' with CLASS one of "
+                        + "\(named.map(\.rawValue).joined(separator: ", ")), got '\(line.trimmingCharacters(in: .whitespaces))'")
+            }
+            classes[fields[0]] = motion
+        }
+        return classes
+    }
+
+    struct ManifestError: Error, CustomStringConvertible {
+        var description: String
+    }
+}
