@@ -57,6 +57,9 @@ struct PolicyBench: ParsableCommand {
     @Option(help: ArgumentHelp("Experiment: the filter's warm-up, seconds.", visibility: .hidden))
     var warmUp: Double?
 
+    @Option(help: ArgumentHelp("Experiment: the adaptive scheduler's settle time, seconds (0: the first fix past the warm-up).", visibility: .hidden))
+    var settleTime: Double?
+
     @Flag(help: "Only the trace files (no commute, indoor and parked scenarios): for held-out trajectories.")
     var noScenarios = false
 
@@ -110,7 +113,7 @@ struct PolicyBench: ParsableCommand {
             models.flatMap { model in settings.policies.map { PolicyJob(input: input, model: model, policy: $0, budget: budget) } }
         }
         let results = Mutex([SimulationResult?](repeating: nil, count: jobs.count))
-        let tuning = (moveBudgetShare: moveBudgetShare, warmUp: warmUp)
+        let tuning = (moveBudgetShare: moveBudgetShare, warmUp: warmUp, settleTime: settleTime)
         DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
             let job = jobs[index]
             // The daemon's default filter: its rules, and thinning by the budget.
@@ -119,6 +122,7 @@ struct PolicyBench: ParsableCommand {
             let options = SimulationOptions(policy: job.policy, receiver: job.model, seed: seed, noSky: job.input.noSky, filter: filter)
             var scheduler = options.schedulerOptions
             if let share = tuning.moveBudgetShare { scheduler.tuning.moveBudgetShare = share }
+            if let seconds = tuning.settleTime { scheduler.tuning.settleTime = .seconds(seconds) }
             let result = simulate(trace: job.input.trace, options: options, scheduler: scheduler)
             results.withLock { $0[index] = result }
         }

@@ -67,23 +67,57 @@ import TernTesting
         #expect(stored.contains(east[0]))
     }
 
-    @Test func theThinnedTrackStaysWithinTheToleranceOfTheFullOne() {
-        var sut = makeSUT(.errorBudget(tolerance: 10))
+    @Test func theThinnedTrackStaysWithinTheBudgetLessEachFixsOwnErrorOfTheFullOne() {
+        // Budget 20 m, fixes of 4 m accuracy (95 % radius 8 m): thinning may move the track 12 m.
+        var sut = makeSUT(.errorBudget(tolerance: 20))
         // A slow curve the turn rule does not catch (3° a second), with no speed reported.
         let fixes = (0..<300).map { s -> Fix in
             let angle = Double(s) * 3 * .pi / 180
-            return Fix.fixture(seconds: Double(s), metresNorth: 300 * sin(angle), metresEast: 300 * (1 - cos(angle)), speed: nil, course: nil)
+            return Fix.fixture(seconds: Double(s), metresNorth: 300 * sin(angle), metresEast: 300 * (1 - cos(angle)), accuracy: 4, speed: nil, course: nil)
         }
         let (stored, _) = run(&sut, fixes)
         #expect(stored.count < fixes.count / 3)
-        for fix in fixes {
-            let t = fix.time
-            guard let i = stored.lastIndex(where: { $0.time <= t }) else { continue }
-            let a = stored[i], b = stored[min(i + 1, stored.count - 1)]
-            let span = b.time.timeIntervalSince(a.time)
-            let there = span > 0 ? Geodesy.interpolate(a.coordinate, b.coordinate, fraction: t.timeIntervalSince(a.time) / span) : a.coordinate
-            #expect(Geodesy.distance(there, fix.coordinate) <= 10.01)
+        #expect(fixes.map { distanceFromTrack(stored, at: $0) }.max() ?? .infinity <= 12.01)
+    }
+
+    @Test func aFixWhoseOwnErrorFillsTheBudgetIsNeverThinned() {
+        // 15 m accuracy: a 95 % radius of 30 m, the whole budget. A straight drive wobbling by 1 m.
+        var sut = makeSUT(.errorBudget(tolerance: 30))
+        let fixes = (0..<60).map { s in
+            Fix.fixture(seconds: Double(s), metresNorth: 10 * Double(s), metresEast: s % 2 == 0 ? 0 : 1, accuracy: 15, speed: 10, course: 0)
         }
+        let (stored, thinned) = run(&sut, fixes)
+        #expect(stored.count == fixes.count)
+        #expect(thinned == 0)
+    }
+
+    @Test func precisePositionsLeaveThinningMoreOfTheBudgetThanNoisyOnes() {
+        // A straight drive wobbling by 10 m: within 30 − 2 × 2 = 26 m, beyond 30 − 2 × 12 = 6 m.
+        func stored(accuracy: Double) -> Int {
+            var sut = makeSUT(.errorBudget(tolerance: 30))
+            let fixes = (0..<60).map { s in
+                Fix.fixture(seconds: Double(s), metresNorth: 10 * Double(s), metresEast: s % 2 == 0 ? 0 : 10, accuracy: accuracy, speed: 10, course: 0)
+            }
+            return run(&sut, fixes).stored.count
+        }
+        #expect(stored(accuracy: 2) == 2)
+        #expect(stored(accuracy: 12) > 20)
+    }
+
+    @Test func aFixWithoutAnAccuracyEstimateSpendsATypicalFixsShare() {
+        let fix = Fix.fixture(accuracy: nil)  // and so no HDOP
+        #expect(TrackThinning.share(of: 30, for: fix) == 30 - 2 * Fix.typicalAccuracy)
+        #expect(TrackThinning.share(of: 30, for: .fixture(accuracy: 20)) == 0)
+    }
+
+    /// How far `fix` is from the track through `stored`, interpolated in time at the fix's time.
+    private func distanceFromTrack(_ stored: [Fix], at fix: Fix) -> Double {
+        let t = fix.time
+        guard let i = stored.lastIndex(where: { $0.time <= t }) else { return .infinity }
+        let a = stored[i], b = stored[min(i + 1, stored.count - 1)]
+        let span = b.time.timeIntervalSince(a.time)
+        let there = span > 0 ? Geodesy.interpolate(a.coordinate, b.coordinate, fraction: t.timeIntervalSince(a.time) / span) : a.coordinate
+        return Geodesy.distance(there, fix.coordinate)
     }
 
     @Test func theMinimumsRuleKeepsAFixEveryHundredMetres() {

@@ -55,7 +55,8 @@ public enum RejectionReason: Sendable, Hashable, CustomStringConvertible {
 /// Why thinning dropped a fix that passed every rule (it is not stored; the scheduler still counts it
 /// as the fix it asked for).
 public enum ThinningReason: Sendable, Hashable, CustomStringConvertible {
-    /// The track through the kept fixes passes within `tolerance` metres of this one at its time.
+    /// The track through the kept fixes passes close enough to this one at its time that the stored
+    /// track keeps the `tolerance` metres budget (`TrackThinning.share(of:for:)`).
     case withinBudget(tolerance: Double)
     /// Closer than the minimum distance to the last kept fix, turned less than the minimum angle, and
     /// sooner than the minimum period (the peers' rule: Traccar Client, Teltonika).
@@ -63,7 +64,7 @@ public enum ThinningReason: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .withinBudget(tolerance): "the kept track passes within \(Int(tolerance.rounded())) m of it"
+        case let .withinBudget(tolerance): "the kept track passes close enough to it to keep the \(Int(tolerance.rounded())) m budget"
         case .belowMinimums: "under the minimum distance, angle and period since the last kept fix"
         }
     }
