@@ -357,6 +357,7 @@ enum SimulationOutput {
             "  fixes tried / accepted \(result.fixesAttempted) / \(result.fixesAccepted)",
             "  starts hot/warm/cold   \(result.starts.hot) / \(result.starts.warm) / \(result.starts.cold)",
             "  error p50 / p95 / max  \(number(result.errorM.p50, 1)) / \(number(result.errorM.p95, 1)) / \(number(result.errorM.max, 1)) m",
+            "  p95 with sky           \(number(result.errorSkyM.p95, 1)) m accepted, \(number(result.errorStoredSkyM.p95, 1)) m stored (\(result.fixesStored) positions: what the server shows)",
             "  energy per fix         \(number(result.energyPerFixMJ, 1)) mJ (floor \(number(result.floorMJ, 1)) mJ, ×\(number(result.floorRatio, 2)); median cycle \(number(result.medianCycleMJ, 1)) mJ)",
             "  ephemeris refreshes    \(result.ephemerisRefreshes), timeouts \(result.timeouts)",
         ]
