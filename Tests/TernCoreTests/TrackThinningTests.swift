@@ -104,6 +104,18 @@ import TernTesting
         #expect(stored(accuracy: 12) > 20)
     }
 
+    @Test func whileStillThinningMayUseTheWholeBudget() {
+        // Parked with ±10 m of jitter and 4 m accuracy: dropped fixes up to 28 m from the kept track,
+        // more than 30 − 2 × 4 = 22 m, but noise around one spot, not motion the track would lose.
+        var sut = makeSUT(.errorBudget(tolerance: 30))
+        var random = SplitMix64(seed: 5)
+        let fixes = (0..<600).map { s in
+            Fix.fixture(seconds: Double(s), metresNorth: 20 * (random.nextUnit() - 0.5), metresEast: 20 * (random.nextUnit() - 0.5), accuracy: 4)
+        }
+        let (stored, _) = run(&sut, fixes)
+        #expect(stored.map(\.time) == [fixes[0].time, fixes[599].time])
+    }
+
     @Test func aFixWithoutAnAccuracyEstimateSpendsATypicalFixsShare() {
         let fix = Fix.fixture(accuracy: nil)  // and so no HDOP
         #expect(TrackThinning.share(of: 30, for: fix) == 30 - 2 * Fix.typicalAccuracy)
