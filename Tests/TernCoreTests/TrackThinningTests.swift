@@ -104,16 +104,29 @@ import TernTesting
         #expect(stored(accuracy: 12) > 20)
     }
 
-    @Test func whileStillThinningMayUseTheWholeBudget() {
-        // Parked with ±10 m of jitter and 4 m accuracy: dropped fixes up to 28 m from the kept track,
-        // more than 30 − 2 × 4 = 22 m, but noise around one spot, not motion the track would lose.
+    @Test func stillAtOneSpotThinningMayUseTheWholeBudget() {
+        // Parked with ±10 m of jitter and 8 m accuracy: dropped fixes up to 28 m from the kept track,
+        // more than 30 − 2 × 8 = 14 m, but within the fixes' noise of one spot, not motion the track
+        // would lose.
         var sut = makeSUT(.errorBudget(tolerance: 30))
         var random = SplitMix64(seed: 5)
         let fixes = (0..<600).map { s in
-            Fix.fixture(seconds: Double(s), metresNorth: 20 * (random.nextUnit() - 0.5), metresEast: 20 * (random.nextUnit() - 0.5), accuracy: 4)
+            Fix.fixture(seconds: Double(s), metresNorth: 20 * (random.nextUnit() - 0.5), metresEast: 20 * (random.nextUnit() - 0.5), accuracy: 8)
         }
         let (stored, _) = run(&sut, fixes)
         #expect(stored.map(\.time) == [fixes[0].time, fixes[599].time])
+    }
+
+    @Test func aSlowDriftUnderTheStillSpeedIsThinnedAsMotion() {
+        // 0.3 m/s with 4 m accuracy, zig-zagging 25 m across the course: the speed says still, but
+        // the fixes leave the first one's noise within a minute, so thinning gets only 30 − 8 = 22 m.
+        var sut = makeSUT(.errorBudget(tolerance: 30))
+        let fixes = (0..<600).map { s -> Fix in
+            let east: Double = (s / 30) % 2 == 0 ? 0 : 25
+            return Fix.fixture(seconds: Double(s), metresNorth: 0.3 * Double(s), metresEast: east, accuracy: 4, speed: 0.3, course: 0)
+        }
+        let (stored, _) = run(&sut, fixes)
+        #expect(stored.count > 10)
     }
 
     @Test func aFixWithoutAnAccuracyEstimateSpendsATypicalFixsShare() {

@@ -19,8 +19,9 @@ import Foundation
 ///   within that share of the full one at every moment (the difference of two tracks linear in time
 ///   between the same instants is linear, so its largest value is at a fix), and within the budget of
 ///   the truth wherever the fix was within its 95 % radius. Giving thinning the whole budget put the
-///   stored track over it in 30–44 % of the simulated runs (issue 34). While still, a dropped fix
-///   differs from the kept ones only by its noise around the same spot: the whole budget is thinning's.
+///   stored track over it in 30–44 % of the simulated runs (issue 34). While still and within the
+///   noise of the last kept fix, a dropped fix differs from the kept ones only by its noise around
+///   the same spot: the whole budget is thinning's.
 /// - `minimums(distance, angle, period)`: a fix is kept once it is `distance` from the last kept fix,
 ///   has turned `angle` from its course, or `period` has passed (the peers' rule).
 ///
@@ -90,7 +91,7 @@ public struct TrackThinning: Sendable, Hashable {
         }
         switch options.rule {
         case let .errorBudget(tolerance):
-            if let held, !withinTolerance(tolerance, still: isStill(fix, after: anchor), from: anchor, to: fix) {
+            if let held, !withinTolerance(tolerance, still: isStill(fix, after: previous) && isAtTheSameSpot(fix, as: anchor), from: anchor, to: fix) {
                 keep(held, into: &step)
             } else if held != nil {
                 step.thinned.append(.withinBudget(tolerance: tolerance))
@@ -147,6 +148,13 @@ public struct TrackThinning: Sendable, Hashable {
         return metres / fix.time.timeIntervalSince(previous.time) < options.stillSpeed
     }
 
+    /// Whether `fix` is within both fixes' 95 % radii (twice each accuracy estimate) of `anchor`: no
+    /// displacement shows, whatever the speed says. A speed under `stillSpeed` is not enough: a
+    /// drifting boat at 0.3 m/s is 18 m away a minute later.
+    private func isAtTheSameSpot(_ fix: Fix, as anchor: Fix) -> Bool {
+        Geodesy.distance(anchor.coordinate, fix.coordinate) <= 2 * (fix.accuracyOrTypical + anchor.accuracyOrTypical)
+    }
+
     /// Course change between two fixes, degrees 0…180, when both report a course while moving.
     static func courseChange(_ a: Fix, _ b: Fix) -> Double? {
         guard let ca = a.course, let cb = b.course, (a.speed ?? 0) > 0, (b.speed ?? 0) > 0 else { return nil }
@@ -156,10 +164,9 @@ public struct TrackThinning: Sendable, Hashable {
 
     /// Whether every fix skipped since `anchor`, and the held one, lies within its share of `tolerance`
     /// of the straight track from `anchor` to `fix`, interpolated in time.
-    /// While still (by the speed over ground; without one, `fix` within the noise of `anchor`: one
-    /// second's travel can hide in two fixes' noise, the whole span's cannot) a skipped fix differs
-    /// from the kept track by its own noise around one spot, which the stored track does not carry:
-    /// the whole budget is thinning's.
+    /// Still and at the same spot as `anchor` (`isAtTheSameSpot`), a skipped fix differs from the kept track by
+    /// its own noise around that spot, which the stored track does not carry: the whole budget is
+    /// thinning's.
     private func withinTolerance(_ tolerance: Double, still: Bool, from anchor: Fix, to fix: Fix) -> Bool {
         let span = fix.time.timeIntervalSince(anchor.time)
         guard span > 0 else { return false }
