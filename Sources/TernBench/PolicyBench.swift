@@ -67,6 +67,11 @@ struct PolicyBench: ParsableCommand {
         guard budget > 0 else { throw ValidationError("--budget must be positive") }
         guard minInterval >= 1 else { throw ValidationError("--min-interval must be at least 1") }
         guard maxInterval >= minInterval else { throw ValidationError("--max-interval must be at least --min-interval") }
+        let warmUpSeconds = warmUp ?? StandardLocationFilter.Options().warmUp.seconds
+        if let settleTime, settleTime <= warmUpSeconds {
+            // The fallback would come before any fix is past the warm-up: no fix at all, not "settle off".
+            throw ValidationError("--settle-time must be longer than the warm-up (\(warmUpSeconds) s): a shorter one takes no fix")
+        }
         _ = try models()
     }
 
