@@ -24,11 +24,11 @@ enum MotionClass: String, CaseIterable, Sendable {
 
     static func parse(_ text: String, source: String) throws -> [String: MotionClass] {
         var classes: [String: MotionClass] = [:]
+        let named = Self.allCases.filter { $0 != .unclassified }
         for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let fields = line.split(whereSeparator: \.isWhitespace).map(String.init)
             if fields.isEmpty { continue }
-            let named = Self.allCases.filter { $0 != .unclassified }
             guard fields.count == 2, let motion = MotionClass(rawValue: fields[1]), motion != .unclassified else {
                 throw ManifestError(
                     description: "\(source):\(number + 1): expected 'FILE CLASS' with CLASS one of "

@@ -57,7 +57,7 @@ struct PolicyBench: ParsableCommand {
     @Option(help: ArgumentHelp("Experiment: the filter's warm-up, seconds.", visibility: .hidden))
     var warmUp: Double?
 
-    @Option(help: ArgumentHelp("Experiment: the adaptive scheduler's settle time, seconds (0: the first fix past the warm-up).", visibility: .hidden))
+    @Option(help: ArgumentHelp("Experiment: the adaptive scheduler's settle time, seconds (longer than the warm-up).", visibility: .hidden))
     var settleTime: Double?
 
     @Flag(help: "Only the trace files (no commute, indoor and parked scenarios): for held-out trajectories.")

@@ -109,22 +109,15 @@ struct SeedsSummary {
         }
     }
 
-    /// Runs of one motion class (or every moving run, pooled), every seed and receiver: adaptive and
-    /// every fixed interval of `PolicyReport.fixedIntervals`, judged by the stored track.
-    struct ClassSpread {
-        /// nil: every moving run, pooled.
-        var motionClass: MotionClass?
-        var adaptive = PolicyFailures(fixedInterval: nil, receiver: nil)
-        var fixed = PolicyReport.fixedIntervals.map { PolicyFailures(fixedInterval: $0, receiver: nil) }
+    /// Adaptive and fixed intervals over one group of runs (a receiver's, a motion class's, …).
+    struct PolicyGroup {
+        var adaptive: PolicyFailures
+        var fixed: [PolicyFailures]
 
-        var name: String { motionClass?.rawValue ?? "moving (pooled)" }
-        /// The cheapest fixed interval whose stored track keeps the budget in at least as many runs as
-        /// adaptive's: the fair yardstick of issue 34 (nil: none is as accurate).
-        var cheapestAsAccurate: PolicyFailures? {
-            fixed.filter { $0.runs - $0.overBudgetStored >= adaptive.runs - adaptive.overBudgetStored }
-                .min { $0.energyMJ < $1.energyMJ }
+        init(receiver: String?, intervals: [Double]) {
+            adaptive = PolicyFailures(fixedInterval: nil, receiver: receiver)
+            fixed = intervals.map { PolicyFailures(fixedInterval: $0, receiver: receiver) }
         }
-        var adaptiveOverCheapestAsAccurate: Double? { cheapestAsAccurate.map { ratio(adaptive.energyMJ, $0.energyMJ) } }
 
         mutating func add(_ row: PolicyReport.Row, budget: Double) {
             adaptive.add(row.adaptive, budget: budget)
@@ -133,6 +126,24 @@ struct SeedsSummary {
                 fixed[index].add(result, budget: budget)
             }
         }
+    }
+
+    /// Runs of one motion class (or every moving run, pooled), every seed and receiver: adaptive and
+    /// every fixed interval of `PolicyReport.fixedIntervals`, judged by the stored track.
+    struct ClassSpread {
+        /// nil: every moving run, pooled.
+        var motionClass: MotionClass?
+        var group = PolicyGroup(receiver: nil, intervals: PolicyReport.fixedIntervals)
+
+        var adaptive: PolicyFailures { group.adaptive }
+        var name: String { motionClass?.rawValue ?? "moving (pooled)" }
+        /// The cheapest fixed interval whose stored track keeps the budget in at least as many runs as
+        /// adaptive's: the fair yardstick of issue 34 (nil: none is as accurate).
+        var cheapestAsAccurate: PolicyFailures? {
+            group.fixed.filter { $0.runs - $0.overBudgetStored >= adaptive.runs - adaptive.overBudgetStored }
+                .min { $0.energyMJ < $1.energyMJ }
+        }
+        var adaptiveOverCheapestAsAccurate: Double? { cheapestAsAccurate.map { ratio(adaptive.energyMJ, $0.energyMJ) } }
 
         func json() -> [String: Any] {
             func policy(_ p: PolicyFailures) -> [String: Any] {
@@ -142,7 +153,7 @@ struct SeedsSummary {
                 ]
             }
             return [
-                "class": name, "runs": adaptive.runs, "policies": [policy(adaptive)] + fixed.map(policy),
+                "class": name, "runs": adaptive.runs, "policies": [policy(adaptive)] + group.fixed.map(policy),
                 "cheapest_fixed_as_accurate": cheapestAsAccurate.map(\.name) ?? NSNull(),
                 "adaptive_over_cheapest_fixed_as_accurate": adaptiveOverCheapestAsAccurate.map { round($0, 4) } ?? NSNull(),
             ]
@@ -178,26 +189,19 @@ struct SeedsSummary {
         }
         let all = reports.flatMap(\.rows)
         var pooled = ClassSpread(motionClass: nil)
-        for row in all where row.input.isMoving { pooled.add(row, budget: budget) }
+        for row in all where row.input.isMoving { pooled.group.add(row, budget: budget) }
         classes = [pooled]
         for motion in MotionClass.allCases {
             var spread = ClassSpread(motionClass: motion)
-            for row in all where row.input.motionClass == motion { spread.add(row, budget: budget) }
+            for row in all where row.input.motionClass == motion { spread.group.add(row, budget: budget) }
             if spread.adaptive.runs > 0 { classes.append(spread) }
         }
         let rows = all.filter(\.input.isMoving)
         receivers = rows.reduce(into: [String]()) { if !$0.contains($1.receiver.name) { $0.append($1.receiver.name) } }
         for receiver in [nil] + receivers.map(Optional.some) {
-            var adaptive = PolicyFailures(fixedInterval: nil, receiver: receiver)
-            var fixed = intervals.map { PolicyFailures(fixedInterval: $0, receiver: receiver) }
-            for row in rows where receiver == nil || row.receiver.name == receiver {
-                adaptive.add(row.adaptive, budget: budget)
-                for (index, interval) in intervals.enumerated() {
-                    guard let result = row.fixed.first(where: { $0.interval == interval })?.result else { continue }
-                    fixed[index].add(result, budget: budget)
-                }
-            }
-            policies += [adaptive] + fixed
+            var group = PolicyGroup(receiver: receiver, intervals: intervals)
+            for row in rows where receiver == nil || row.receiver.name == receiver { group.add(row, budget: budget) }
+            policies += [group.adaptive] + group.fixed
         }
     }
 

@@ -91,7 +91,7 @@ public struct TrackThinning: Sendable, Hashable {
         }
         switch options.rule {
         case let .errorBudget(tolerance):
-            if let held, !withinTolerance(tolerance, still: isStill(fix, after: previous) && isAtTheSameSpot(fix, as: anchor), from: anchor, to: fix) {
+            if let held, !withinTolerance(tolerance, atOneSpot: isAtOneSpot(fix, after: previous, anchor: anchor), from: anchor, to: fix) {
                 keep(held, into: &step)
             } else if held != nil {
                 step.thinned.append(.withinBudget(tolerance: tolerance))
@@ -143,16 +143,15 @@ public struct TrackThinning: Sendable, Hashable {
     private func isStill(_ fix: Fix, after previous: Fix?) -> Bool {
         if let speed = fix.speed { return speed < options.stillSpeed }
         guard let previous, fix.time > previous.time else { return true }
-        let noise = 2 * (fix.accuracyOrTypical + previous.accuracyOrTypical)
+        let noise = fix.errorRadius95 + previous.errorRadius95
         let metres = Geodesy.distance(previous.coordinate, fix.coordinate) - noise
         return metres / fix.time.timeIntervalSince(previous.time) < options.stillSpeed
     }
 
-    /// Whether `fix` is within both fixes' 95 % radii (twice each accuracy estimate) of `anchor`: no
-    /// displacement shows, whatever the speed says. A speed under `stillSpeed` is not enough: a
-    /// drifting boat at 0.3 m/s is 18 m away a minute later.
-    private func isAtTheSameSpot(_ fix: Fix, as anchor: Fix) -> Bool {
-        Geodesy.distance(anchor.coordinate, fix.coordinate) <= 2 * (fix.accuracyOrTypical + anchor.accuracyOrTypical)
+    /// Still, and within both fixes' 95 % radii of `anchor`: no displacement shows. A speed under
+    /// `stillSpeed` is not enough: a drifting boat at 0.3 m/s is 18 m away a minute later.
+    private func isAtOneSpot(_ fix: Fix, after previous: Fix, anchor: Fix) -> Bool {
+        isStill(fix, after: previous) && Geodesy.distance(anchor.coordinate, fix.coordinate) <= fix.errorRadius95 + anchor.errorRadius95
     }
 
     /// Course change between two fixes, degrees 0…180, when both report a course while moving.
@@ -163,24 +162,22 @@ public struct TrackThinning: Sendable, Hashable {
     }
 
     /// Whether every fix skipped since `anchor`, and the held one, lies within its share of `tolerance`
-    /// of the straight track from `anchor` to `fix`, interpolated in time.
-    /// Still and at the same spot as `anchor` (`isAtTheSameSpot`), a skipped fix differs from the kept track by
-    /// its own noise around that spot, which the stored track does not carry: the whole budget is
-    /// thinning's.
-    private func withinTolerance(_ tolerance: Double, still: Bool, from anchor: Fix, to fix: Fix) -> Bool {
+    /// of the straight track from `anchor` to `fix`, interpolated in time. At one spot
+    /// (`isAtOneSpot`) a skipped fix differs from the kept track by its own noise around
+    /// that spot, which the stored track does not carry: the whole budget is thinning's.
+    private func withinTolerance(_ tolerance: Double, atOneSpot: Bool, from anchor: Fix, to fix: Fix) -> Bool {
         let span = fix.time.timeIntervalSince(anchor.time)
         guard span > 0 else { return false }
         return skipped.allSatisfy { point in
             let fraction = min(1, max(0, point.time.timeIntervalSince(anchor.time) / span))
             let there = Geodesy.interpolate(anchor.coordinate, fix.coordinate, fraction: fraction)
-            return Geodesy.distance(there, point.coordinate) <= (still ? tolerance : Self.share(of: tolerance, for: point))
+            return Geodesy.distance(there, point.coordinate) <= (atOneSpot ? tolerance : Self.share(of: tolerance, for: point))
         }
     }
 
     /// How far thinning may move the stored track from `fix`: the budget less the fix's own 95 %
-    /// error radius, 2DRMS (twice the 1 σ horizontal accuracy estimate, HDOP × UERE being the DRMS;
-    /// the standard 95 % horizontal figure); nothing when that radius fills the budget (the fix is kept).
+    /// error radius (`Fix.errorRadius95`); nothing when that radius fills the budget (the fix is kept).
     public static func share(of budget: Double, for fix: Fix) -> Double {
-        max(0, budget - 2 * fix.accuracyOrTypical)
+        max(0, budget - fix.errorRadius95)
     }
 }

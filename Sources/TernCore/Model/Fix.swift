@@ -150,4 +150,8 @@ extension Fix {
 
     /// `accuracyEstimate`, else `typicalAccuracy`.
     public var accuracyOrTypical: Double { accuracyEstimate ?? Fix.typicalAccuracy }
+
+    /// The radius the fix's error stays within 95 % of the time: 2DRMS, twice `accuracyOrTypical`
+    /// (HDOP × UERE being the DRMS; the standard 95 % horizontal figure).
+    public var errorRadius95: Double { 2 * accuracyOrTypical }
 }
