@@ -251,9 +251,7 @@ import TernSimulation
     @Test func everyCopiedTraceHasAMotionClassInTheManifest() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.directory)
             .filter { $0.hasSuffix(".gpx") || $0.hasSuffix(".csv") }.sorted()
-        let manifest = try String(contentsOfFile: Self.directory + "/motion-classes.txt", encoding: .utf8)
-        let entries = manifest.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: " ").map(String.init) }
-        #expect(entries.map { $0.first ?? "" }.sorted() == names)
-        #expect(entries.allSatisfy { $0.count == 2 && ["vessel", "car", "walk/cycle", "parked"].contains($0[1]) })
+        let classes = try MotionClass.manifest(in: Self.directory)
+        #expect(classes.keys.sorted() == names)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// What kind of motion a benchmark input is, so a policy's figures can be told apart per kind: a
 /// policy that saves energy on vessels and loses on cars should show it (issue 34).
-enum MotionClass: String, CaseIterable, Sendable {
+public enum MotionClass: String, CaseIterable, Sendable {
     case vessel
     case car
     case walkCycle = "walk/cycle"
@@ -12,17 +12,18 @@ enum MotionClass: String, CaseIterable, Sendable {
 
     /// The manifest a trace directory may hold: `FILE CLASS` per line (`#` starts a comment), CLASS one
     /// of `vessel`, `car`, `walk/cycle`, `parked`.
-    static let manifestName = "motion-classes.txt"
+    public static let manifestName = "motion-classes.txt"
 
     /// The classes the manifest in `directory` gives its files (empty without a manifest).
-    static func manifest(in directory: String) throws -> [String: MotionClass] {
+    public static func manifest(in directory: String) throws -> [String: MotionClass] {
         let path = directory + "/" + manifestName
         guard FileManager.default.fileExists(atPath: path) else { return [:] }
         let text = try String(contentsOfFile: path, encoding: .utf8)
         return try parse(text, source: path)
     }
 
-    static func parse(_ text: String, source: String) throws -> [String: MotionClass] {
+    /// The classes of a manifest's `text` (`source` names it in errors: `PATH:LINE`).
+    public static func parse(_ text: String, source: String) throws -> [String: MotionClass] {
         var classes: [String: MotionClass] = [:]
         let named = Self.allCases.filter { $0 != .unclassified }
         for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -39,7 +40,8 @@ enum MotionClass: String, CaseIterable, Sendable {
         return classes
     }
 
-    struct ManifestError: Error, CustomStringConvertible {
-        var description: String
+    /// A manifest line that is not `FILE CLASS` with a known class.
+    public struct ManifestError: Error, CustomStringConvertible {
+        public var description: String
     }
 }
