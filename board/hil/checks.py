@@ -17,9 +17,15 @@ Checks, each printed as `ok`, `FAIL` or `skip (reason)`:
              sampled independently, is in tern's power log within 100 ms, and no extra ones (method
              gpio: a line that cannot be sampled is a FAIL; methods without an independent view: skip)
   doctor     `tern doctor` on the running daemon: exit 0, or 2 (warnings only, listed)
+  firstfix   a measurement, asked for with --first-fix-cycles N: N hot starts of the still receiver
+             (--first-fix-off s off each time), each fix's distance from the settled position (the
+             median of every fix --first-fix-settled s or more after a start's first fix), by how
+             long after that first fix it came; prints the warm-up (`filter.warm_up`) from which the
+             fix then taken is as good as a settled one, and writes every fix to WORK/firstfix.csv.
+             ok once measured, FAIL when no start got a fix, skip when not asked or not switchable
 Exit status: 0 no FAIL, 1 any FAIL, 2 the checks could not start (named cause).
 """
-import argparse, collections, http.server, json, os, pty, re, select, shutil, signal, subprocess, sys, termios
+import argparse, collections, http.server, json, math, os, pty, re, select, shutil, signal, subprocess, sys, termios
 import threading, time, tomllib, tty
 
 BAUDS = {4800: termios.B4800, 9600: termios.B9600, 19200: termios.B19200, 38400: termios.B38400,
@@ -49,6 +55,72 @@ def is_fix(line: bytes) -> bool:
     if f[0].endswith(b"GGA") and len(f) > 6:
         return f[6] not in (b"", b"0")
     return False
+
+
+def gga_position(line: bytes):
+    """(lat, lon, hdop) of a GGA with a fix, else None (hdop None when the field is empty)."""
+    f = line.split(b"*")[0].split(b",")
+    if not f[0].endswith(b"GGA") or len(f) < 9 or f[6] in (b"", b"0") or not f[2] or not f[4]:
+        return None
+    try:
+        lat = int(f[2][:2]) + float(f[2][2:]) / 60.0
+        lon = int(f[4][:3]) + float(f[4][3:]) / 60.0
+        hdop = float(f[8]) if f[8] else None
+    except ValueError:
+        return None
+    return (-lat if f[3] == b"S" else lat), (-lon if f[5] == b"W" else lon), hdop
+
+
+def metres_between(a, b):
+    """Equirectangular distance of two (lat, lon) in metres: exact enough within a few km."""
+    k = 6371008.8 * math.pi / 180.0
+    return math.hypot((b[0] - a[0]) * k, (b[1] - a[1]) * k * math.cos(math.radians((a[0] + b[0]) / 2)))
+
+
+def nearest_rank(values, p):
+    """Percentile p (0-1) by nearest rank over sorted values (the same definition as Tern's Statistics)."""
+    v = sorted(values)
+    return v[int(round(p * (len(v) - 1)))] if v else None
+
+
+FIRST_FIX_WARM_UPS = (0.0, 1.0, 2.0, 3.0, 5.0, 10.0)
+
+
+def first_fix_report(sessions, settled_after, warm_ups=FIRST_FIX_WARM_UPS, tolerance=1.5, floor_m=1.0):
+    """Scores hot starts of a still receiver. sessions: per start, its fixes as (age_s, lat, lon, hdop),
+    age counted from that start's first fix. The settled position is the median latitude and longitude
+    of every fix at age >= settled_after; a fix's error is its distance from it. For each warm-up W:
+    the error of each start's first fix at age >= W (what the scheduler takes once warmed up). The
+    suggested warm-up is the shortest W whose p95 of those errors is within `tolerance` x the settled
+    fixes' own p95 (at least floor_m): from then on a start's fix is as good as a settled one.
+    Returns None when there are no settled fixes to compare with."""
+    settled = [(la, lo) for fixes in sessions for age, la, lo, _ in fixes if age >= settled_after]
+    if not settled:
+        return None
+    ref = (sorted(p[0] for p in settled)[len(settled) // 2], sorted(p[1] for p in settled)[len(settled) // 2])
+    spread = [metres_between(ref, p) for p in settled]
+    settled_p95 = nearest_rank(spread, 0.95)
+    by_index = []                                   # the k-th fix of each start
+    for k in range(5):
+        errs = [metres_between(ref, (f[k][1], f[k][2])) for f in sessions if len(f) > k]
+        hdops = [f[k][3] for f in sessions if len(f) > k and f[k][3] is not None]
+        if errs:
+            by_index.append({"fix": k + 1, "starts": len(errs), "median_m": nearest_rank(errs, 0.5),
+                             "worst_m": max(errs), "hdop_median": nearest_rank(hdops, 0.5)})
+    by_warm_up, suggested = [], None
+    bar = max(tolerance * settled_p95, floor_m)
+    for w in warm_ups:
+        taken = [next((metres_between(ref, (la, lo)) for age, la, lo, _ in f if age >= w), None) for f in sessions]
+        taken = [e for e in taken if e is not None]
+        if not taken:
+            continue
+        p95 = nearest_rank(taken, 0.95)
+        by_warm_up.append({"warm_up_s": w, "starts": len(taken), "median_m": nearest_rank(taken, 0.5), "p95_m": p95})
+        if suggested is None and p95 <= bar:
+            suggested = w
+    return {"reference": ref, "settled_fixes": len(settled), "settled_median_m": nearest_rank(spread, 0.5),
+            "settled_p95_m": settled_p95, "bar_m": bar, "by_index": by_index, "by_warm_up": by_warm_up,
+            "suggested_warm_up_s": suggested}
 
 
 def ubx(cls, mid, payload=b""):
@@ -958,6 +1030,67 @@ class Checks:
             detail += "; %s read %s" % (view.describe(), "/".join("on" if x else "off" for x in seen))
         self.report("power", "fail" if fails else "ok", detail + ("; " + "; ".join(fails) if fails else ""))
 
+    # ---- 2b
+    def check_firstfix(self):
+        n = self.a.first_fix_cycles
+        if n <= 0:
+            return self.report("firstfix", "skip", "not asked: --first-fix-cycles N measures N hot starts' first-fix "
+                               "error (about %.0f s each)" % (self.a.first_fix_off + self.a.first_fix_settle + 2))
+        if not self.power.switchable():
+            return self.report("firstfix", "skip", "power.method is %r: the board cannot switch the receiver" % self.power.method)
+        port = Port(self.dev, self.baud)
+        self.power.port = port
+        sessions, no_fix, offs = [], 0, []
+        csv_path = os.path.join(self.a.work, "firstfix.csv")
+        try:
+            with open(csv_path, "w") as csv:
+                csv.write("start,power_on_unix,age_s,fix,lat,lon,hdop\n")
+                self.power.off()
+                t_off = time.time()
+                time.sleep(self.a.first_fix_off)
+                for i in range(n):
+                    self.progress("firstfix: start %d of %d" % (i + 1, n))
+                    offs.append(time.time() - t_off)
+                    t_on = time.time()
+                    self.power.on()
+                    t_first, _ = port.wait_for(lambda l: gga_position(l) is not None, t_on, self.a.first_fix_timeout)
+                    if t_first is None:
+                        no_fix += 1
+                    else:
+                        time.sleep(max(0.0, t_first + self.a.first_fix_settle - time.time()))
+                        fixes = []
+                        for t, l in port.since(t_on):
+                            pos = gga_position(l)
+                            if pos and nmea_ok(l):
+                                fixes.append((t - t_first, *pos))
+                                csv.write("%d,%.3f,%.3f,%d,%.7f,%.7f,%s\n" % (
+                                    i + 1, t_on, t - t_first, len(fixes), pos[0], pos[1], "" if pos[2] is None else pos[2]))
+                        sessions.append(fixes)
+                    self.power.off()
+                    t_off = time.time()
+                    time.sleep(self.a.first_fix_off)
+        finally:
+            port.close()
+            self.power.port = None
+        r = first_fix_report(sessions, self.a.first_fix_settled) if sessions else None
+        if r is None:
+            return self.report("firstfix", "fail", "%d of %d starts got no fix within %.0f s (or none lasted %.0f s to "
+                               "settle): the antenna needs sky view" % (no_fix, n, self.a.first_fix_timeout, self.a.first_fix_settled))
+        idx = ", ".join("fix %d %.1f m (worst %.1f%s)" % (
+            b["fix"], b["median_m"], b["worst_m"], ", HDOP %.2f" % b["hdop_median"] if b["hdop_median"] is not None else "")
+            for b in r["by_index"][:3])
+        wu = ", ".join("%g s: %.1f m" % (b["warm_up_s"], b["p95_m"]) for b in r["by_warm_up"])
+        sug = r["suggested_warm_up_s"]
+        detail = ("%d hot starts after %.0f s off, %s; from the settled position (%d fixes, median %.1f m, p95 %.1f m): "
+                  "%s (medians); the fix taken past a warm-up of %s (p95); %s (its fix's p95 within %.1f m, 1.5 x the settled p95); every fix in %s"
+                  % (len(sessions), min(offs), self.power.describe(), r["settled_fixes"], r["settled_median_m"],
+                     r["settled_p95_m"], idx, wu,
+                     "suggested filter.warm_up = \"%gs\"" % sug if sug is not None
+                     else "no warm-up up to %g s is enough" % FIRST_FIX_WARM_UPS[-1], r["bar_m"], csv_path))
+        if no_fix:
+            detail += "; %d starts got no fix" % no_fix
+        self.report("firstfix", "ok", detail)
+
     # ---- 3
     def check_commands(self):
         chip = self.chipset
@@ -1229,7 +1362,8 @@ class Checks:
             self.report("doctor", "fail", "exit %d: %s" % (r.returncode, "; ".join(fails or lines[-3:] or [r.stderr.strip()])))
 
     def run(self):
-        steps = [("uart", self.check_uart), ("power", self.check_power), ("commands", self.check_commands),
+        steps = [("uart", self.check_uart), ("power", self.check_power), ("firstfix", self.check_firstfix),
+                 ("commands", self.check_commands),
                  ("unplug", self.check_unplug), ("scheduler", self.check_scheduler)]
         only = set(self.a.only.split(",")) if self.a.only else None
         for name, fn in steps:
@@ -1262,6 +1396,12 @@ def main():
     p.add_argument("--uart-seconds", type=float, default=10.0)
     p.add_argument("--off-seconds", type=float, default=5.0, help="the short off period before the hot start")
     p.add_argument("--first-fix-timeout", type=float, default=120.0)
+    p.add_argument("--first-fix-cycles", type=int, default=0,
+                   help="firstfix: hot starts to measure (0: the check is skipped); keep the antenna still")
+    p.add_argument("--first-fix-off", type=float, default=60.0, help="firstfix: seconds off before each start")
+    p.add_argument("--first-fix-settle", type=float, default=60.0, help="firstfix: seconds recorded after each first fix")
+    p.add_argument("--first-fix-settled", type=float, default=30.0,
+                   help="firstfix: fixes this long after a start's first fix count as settled")
     p.add_argument("--line-value-file", help="the power line's level (emulated board: gpio-sim's sim_gpioN/value)")
     p.add_argument("--sim-state-log", help="the simulated receiver's state log (emulated board)")
     p.add_argument("--unplug-cmd")
@@ -1274,6 +1414,10 @@ def main():
                    help="scheduler/doctor: run the installed service (systemctl, /etc/tern/tern.toml) instead of tern run")
     p.add_argument("--uplink-url", help="the server tern uploads to during the scheduler check (default: a local one)")
     a = p.parse_args()
+    if a.first_fix_cycles > 0 and a.first_fix_settle <= a.first_fix_settled:
+        print("checks: --first-fix-settle (%g s) must be longer than --first-fix-settled (%g s): no fix would count "
+              "as settled" % (a.first_fix_settle, a.first_fix_settled), file=sys.stderr)
+        return 2
     if not os.path.exists(a.tern):
         print("checks: no tern binary at %s: pass --tern PATH" % a.tern, file=sys.stderr)
         return 2

@@ -39,6 +39,6 @@ rc=0
     --unplug-cmd "echo unplugged > $S/cable" --replug-cmd "echo plugged > $S/cable" \
     $HIL_CHECK_ARGS > "$S/report.txt" 2>> "$S/progress.txt" || rc=$?
 kill $SIM 2>/dev/null || true
-cp /tmp/hil-checks/tern-run.log /tmp/hil-checks/tern-hil.toml /tmp/sim-state.log "$S/" 2>/dev/null || true
+cp /tmp/hil-checks/tern-run.log /tmp/hil-checks/tern-hil.toml /tmp/hil-checks/firstfix.csv /tmp/sim-state.log "$S/" 2>/dev/null || true
 cat /proc/tty/driver/serial >> "$S/progress.txt"
 exit $rc

@@ -8,10 +8,15 @@
 #                         [--skip LIST] [--power-cuts N] [--json]
 #        board/hil/run.sh --board PROFILE [--device DEV] [--json] [--minutes N] [--tern PATH] [--interactive]
 #                         [--service [--uplink-url URL]] [--unplug-cmd CMD --replug-cmd CMD]
+#                         [--first-fix-cycles N]
 #   PROFILE / NAME: a board profile, board/NAME.toml or a path (e.g. load-switch, waveshare-l76x,
 #   adafruit-ultimate-gps, uputronics-ublox-m8). --emulated defaults to load-switch and supports the
 #   gpio, pmtk-standby and ubx-backup methods (the simulator has no L76X STANDBY/FORCE_ON pins).
 #   --minutes N: how long `tern run` cycles the receiver (default 10). --only uart,power,...: a subset.
+#   --first-fix-cycles N: the firstfix check measures N hot starts of the still receiver (each 60 s
+#   off, 60 s recorded; on the emulated board 10 s and 35 s, its simulated receiver's first fix 8 m
+#   off and each next one half as far): how far a start's first fixes are from the settled position,
+#   and the filter.warm_up that fits (docs/hil.md). Without it the check is skipped.
 #   --interactive (Pi): asks you to pull and replace the receiver's TX wire for the unplug check.
 #   --service (Pi): the scheduler and doctor checks run the installed service (systemctl, its hardened
 #   unit, User=tern) with the HIL settings written to /etc/tern/tern.toml (put back afterwards)
@@ -37,7 +42,7 @@ die() { echo "hil: $*" >&2; exit 2; }
 not_run() { echo "hil: NOT RUN: $*" >&2; exit 77; }
 
 TARGET="" PROFILE="" JSON="" MINUTES=10 TERN="${TERN:-}" ONLY="" DEVICE="" INTERACTIVE="" SERVICE="" UPLINK_URL=""
-UNPLUG_CMD="" REPLUG_CMD="" DEB="" POWER_CUTS=1 SKIP=""
+UNPLUG_CMD="" REPLUG_CMD="" DEB="" POWER_CUTS=1 SKIP="" FIRST_FIX_CYCLES=0
 while [ $# -gt 0 ]; do
     case $1 in
         --emulated) TARGET=emulated ;;
@@ -55,6 +60,8 @@ while [ $# -gt 0 ]; do
         --minutes) MINUTES=${2:?}; shift ;;
         --tern) TERN=${2:?}; shift ;;
         --only) ONLY=${2:?}; shift ;;
+        --first-fix-cycles) FIRST_FIX_CYCLES=${2:?--first-fix-cycles needs a number}; shift
+            [[ $FIRST_FIX_CYCLES =~ ^[0-9]+$ ]] || die "--first-fix-cycles takes a whole number, not '$FIRST_FIX_CYCLES'" ;;
         --skip) SKIP=${2:?--skip needs a list of checks}; shift ;;
         --device) DEVICE=${2:?}; shift ;;
         --interactive) INTERACTIVE=--interactive ;;
@@ -82,6 +89,7 @@ PY
 CHECK_ARGS=(--minutes "$MINUTES")
 [ -n "$JSON" ] && CHECK_ARGS+=("$JSON")
 [ -n "$ONLY" ] && CHECK_ARGS+=(--only "$ONLY")
+CHECK_ARGS+=(--first-fix-cycles "$FIRST_FIX_CYCLES")
 
 find_tern() {
     [ -n "$TERN" ] && { [ -x "$TERN" ] || die "--tern $TERN is not an executable"; realpath "$TERN"; return; }
@@ -165,8 +173,10 @@ WRAPPER=$STAGE/run-checks.sh
     echo '#!/bin/sh'
     printf 'export HIL_STAGE=%q HIL_PROFILE=%q HIL_LINE_OFFSET=%q\n' "$STAGE" "$GUEST_PROFILE" "$LINE"
     # HIL_SIM_ARGS adds simulator options, e.g. HIL_SIM_ARGS="--baud 4800" to see the uart check fail
-    printf 'export HIL_SIM_ARGS=%q\n' "--baud $BAUD ${HIL_SIM_ARGS:-}"
-    printf 'export HIL_CHECK_ARGS=%q\n' "${CHECK_ARGS[*]}"
+    # The simulated receiver's first fixes converge (8 m, then half as far each second), so the firstfix
+    # check has something to measure; its starts are kept short to fit CI.
+    printf 'export HIL_SIM_ARGS=%q\n' "--baud $BAUD --first-fix-error 8 ${HIL_SIM_ARGS:-}"
+    printf 'export HIL_CHECK_ARGS=%q\n' "${CHECK_ARGS[*]} --first-fix-off 10 --first-fix-settle 35 --first-fix-settled 20"
     printf 'exec %q\n' "$STAGE/guest-uart-checks.sh"
 } > "$WRAPPER"
 chmod +x "$WRAPPER"
@@ -177,7 +187,7 @@ TAIL_PID=$!
 tail -n +1 -F "$STAGE/progress.txt" 2> /dev/null >&2 &
 TAIL2_PID=$!
 set +e
-HIL_TIMEOUT=$(python3 -c "print(int($MINUTES * 60 + 420))") MEM=${MEM:-512M} "$HERE/run-vm.sh" "$WRAPPER" \
+HIL_TIMEOUT=$(python3 -c "print(int($MINUTES * 60 + 420 + $FIRST_FIX_CYCLES * 60 + 10))") MEM=${MEM:-512M} "$HERE/run-vm.sh" "$WRAPPER" \
     -chardev serial,id=u1,path="$STAGE/ttyS1-backend" -serial chardev:u1 \
     -chardev serial,id=u2,path="$STAGE/ttyS2-backend" -serial chardev:u2 > "$STAGE/console.log" 2>&1
 rc=$?
@@ -186,7 +196,7 @@ sleep 0.5
 kill "$TAIL_PID" "$TAIL2_PID" 2> /dev/null || true
 wait "$TAIL_PID" "$TAIL2_PID" 2> /dev/null || true
 TAIL_PID=""
-echo "hil: emulated run took $((SECONDS - START)) s; logs in $STAGE (report.txt, tern-run.log, sim.log, bridge.log, console.log)" >&2
+echo "hil: emulated run took $((SECONDS - START)) s; logs in $STAGE (report.txt, tern-run.log, firstfix.csv, sim.log, bridge.log, console.log)" >&2
 if ! grep -q . "$STAGE/report.txt"; then
     tail -20 "$STAGE/console.log" "$STAGE/progress.txt" >&2
     echo "hil: the guest produced no report (exit $rc): see $STAGE/console.log" >&2

@@ -18,6 +18,8 @@ Tern's /dev/ttyS1 through board/hil/uart-bridge.py, which paces every byte at th
   receiver was off: hot (<= --hot-max-off, default 30 min: 1-2 s), warm (<= 4 h: 30 s), cold
   (longer, or never had a fix with --initial cold: 35 s). The backup domain (coin cell) is
   assumed present: off time does not lose the ephemeris below those limits.
+- --first-fix-error M: the fixes of a start converge as a receiver's navigation filter does: the
+  first is M metres off in a direction drawn per start, each next one half as far (default 0: none).
 - --speed M/S: the receiver drives due east at that speed (RMC/VTG report it), or with --radius R
   clockwise round a circle of R metres (a block); default parked.
 - --state-log FILE: one line per state change, `<unix time> <state> <reason>`, state on/off
@@ -77,6 +79,7 @@ class Receiver:
         self.t0 = time.time()
         self.log = open(a.state_log, "a", buffering=1) if a.state_log else None
         self.last_cycle = None
+        self.start_bearing = 0.0      # the direction of this start's first-fix error (--first-fix-error)
 
     def note(self, state, why):
         if self.log:
@@ -112,6 +115,7 @@ class Receiver:
         if on:
             t, kind = self.ttff(now)
             self.fix_at = now + t
+            self.start_bearing = random.uniform(0, 2 * math.pi)
             self.note("on", "%s; %s start, fix in %.1f s" % (why, kind, t))
         else:
             if self.fix_at is not None and now >= self.fix_at:
@@ -224,6 +228,10 @@ class Receiver:
             course = math.degrees(angle + math.pi / 2) % 360.0
         else:
             lon += self.a.speed * (now - self.t0) / metres_per_deg_lon
+        if fix and self.a.first_fix_error:
+            off = self.a.first_fix_error * 0.5 ** max(0, math.floor(now - self.fix_at))
+            lat += off * math.cos(self.start_bearing) / 111320.0
+            lon += off * math.sin(self.start_bearing) / metres_per_deg_lon
 
         def dm(v, w):
             a = abs(v)
@@ -300,6 +308,8 @@ def main():
     p.add_argument("--cold-s", type=float, default=35.0)
     p.add_argument("--lat", type=float, default=52.520008)
     p.add_argument("--lon", type=float, default=13.404954)
+    p.add_argument("--first-fix-error", type=float, default=0.0,
+                   help="m: a start's first fix this far off, each next one half as far (default 0)")
     p.add_argument("--speed", type=float, default=0.0,
                    help="m/s due east (default 0: parked, wandering a metre or two)")
     p.add_argument("--radius", type=float, default=0.0,

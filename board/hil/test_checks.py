@@ -335,3 +335,65 @@ class HardeningProblems(unittest.TestCase):
     def test_no_seccomp_and_new_privileges_fail(self):
         text = self.HARDENED.replace("Seccomp:\t2", "Seccomp:\t0").replace("NoNewPrivs:\t1", "NoNewPrivs:\t0")
         self.assertEqual(len(checks.hardening_problems(text, "tern", 998)), 2)
+
+
+class GGAPosition(unittest.TestCase):
+    """The firstfix check reads each fix's position and HDOP from GGA."""
+
+    def test_north_east_with_hdop(self):
+        line = b"$GPGGA,120000.000,5231.2005,N,01324.2973,E,1,08,0.95,45.3,M,47.2,M,,*5A"
+        lat, lon, hdop = checks.gga_position(line)
+        self.assertAlmostEqual(lat, 52 + 31.2005 / 60, places=7)
+        self.assertAlmostEqual(lon, 13 + 24.2973 / 60, places=7)
+        self.assertEqual(hdop, 0.95)
+
+    def test_south_west_are_negative(self):
+        lat, lon, hdop = checks.gga_position(b"$GPGGA,120000.000,3351.0000,S,15112.0000,W,1,05,,10.0,M,,M,,*00")
+        self.assertLess(lat, 0)
+        self.assertLess(lon, 0)
+        self.assertIsNone(hdop)
+
+    def test_no_fix_is_none(self):
+        self.assertIsNone(checks.gga_position(b"$GPGGA,120000.000,,,,,0,00,,,M,,M,,*66"))
+        self.assertIsNone(checks.gga_position(b"$GPRMC,120000.000,A,5231.2005,N,01324.2973,E,0.02,31.66,291126,,,A*00"))
+
+
+class FirstFixReport(unittest.TestCase):
+    """first_fix_report scores hot starts of a still receiver against its settled position."""
+    HOME = (52.52, 13.405)
+
+    def start(self, first_errors_m, settled_noise_m=1.0, seconds=39):
+        """One start: fix k (one a second) is first_errors_m[k] metres north of HOME, later ones on
+        HOME, settled_noise_m north and south in turn (the settled median: HOME, their p95: the noise)."""
+        fixes = []
+        for k in range(seconds):
+            north = first_errors_m[k] if k < len(first_errors_m) else settled_noise_m * (0, 1, -1)[k % 3]
+            fixes.append((float(k), self.HOME[0] + north / 111195.0, self.HOME[1], 1.0))
+        return fixes
+
+    def test_the_first_fixes_errors_are_measured_from_the_settled_position(self):
+        r = checks.first_fix_report([self.start([8, 4, 2])] * 5, settled_after=30)
+        self.assertAlmostEqual(r["by_index"][0]["median_m"], 8.0, delta=0.05)
+        self.assertAlmostEqual(r["by_index"][1]["median_m"], 4.0, delta=0.05)
+        self.assertAlmostEqual(r["settled_p95_m"], 1.0, delta=0.1)
+
+    def test_the_warm_up_suggested_is_the_first_whose_fix_is_as_good_as_a_settled_one(self):
+        r = checks.first_fix_report([self.start([8, 4, 2, 1.2])] * 5, settled_after=30)
+        # the bar is 1.5 x the settled p95 (1 m): the fix at 2 s (2 m) fails it, the one at 3 s (1.2 m) passes
+        self.assertEqual(r["suggested_warm_up_s"], 3.0)
+
+    def test_a_receiver_settled_from_its_first_fix_needs_no_warm_up(self):
+        r = checks.first_fix_report([self.start([])] * 5, settled_after=30)
+        self.assertEqual(r["suggested_warm_up_s"], 0.0)
+
+    def test_one_slow_start_in_ten_sets_the_warm_up(self):
+        starts = [self.start([])] * 9 + [self.start([20, 20, 20, 20, 20, 20])]   # p95 of 10: the worst
+        r = checks.first_fix_report(starts, settled_after=30)
+        self.assertEqual(r["suggested_warm_up_s"], 10.0)
+
+    def test_a_receiver_that_has_not_converged_within_ten_seconds_gets_no_suggestion(self):
+        r = checks.first_fix_report([self.start([30] * 15)] * 3, settled_after=30)
+        self.assertIsNone(r["suggested_warm_up_s"])
+
+    def test_no_settled_fix_gives_no_report(self):
+        self.assertIsNone(checks.first_fix_report([self.start([8, 4], seconds=10)], settled_after=30))
