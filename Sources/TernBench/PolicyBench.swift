@@ -60,6 +60,15 @@ struct PolicyBench: ParsableCommand {
     @Option(help: ArgumentHelp("Experiment: the adaptive scheduler's settle time, seconds (longer than the warm-up).", visibility: .hidden))
     var settleTime: Double?
 
+    @Option(help: ArgumentHelp("Experiment: the adaptive scheduler's corner memory, metres (0: a turn shortens only the next leg).", visibility: .hidden))
+    var cornerMemory: Double?
+
+    @Option(help: ArgumentHelp("Experiment: the adaptive scheduler's stop risk (legs ≤ this × budget / speed).", visibility: .hidden))
+    var stopRisk: Double?
+
+    @Flag(help: ArgumentHelp("Experiment: settle off: adaptive takes the first fix past the warm-up, whatever its estimate.", visibility: .hidden))
+    var noSettle = false
+
     @Flag(help: "Only the trace files (no commute, indoor and parked scenarios): for held-out trajectories.")
     var noScenarios = false
 
@@ -68,6 +77,7 @@ struct PolicyBench: ParsableCommand {
         guard minInterval >= 1 else { throw ValidationError("--min-interval must be at least 1") }
         guard maxInterval >= minInterval else { throw ValidationError("--max-interval must be at least --min-interval") }
         let warmUpSeconds = warmUp ?? StandardLocationFilter.Options().warmUp.seconds
+        if noSettle, settleTime != nil { throw ValidationError("--no-settle takes no --settle-time: it waits for no better fix") }
         if let settleTime, settleTime <= warmUpSeconds {
             // The fallback would come before any fix is past the warm-up: no fix at all, not "settle off".
             throw ValidationError("--settle-time must be longer than the warm-up (\(warmUpSeconds) s): a shorter one takes no fix")
@@ -118,7 +128,7 @@ struct PolicyBench: ParsableCommand {
             models.flatMap { model in settings.policies.map { PolicyJob(input: input, model: model, policy: $0, budget: budget) } }
         }
         let results = Mutex([SimulationResult?](repeating: nil, count: jobs.count))
-        let tuning = (moveBudgetShare: moveBudgetShare, warmUp: warmUp, settleTime: settleTime)
+        let tuning = (moveBudgetShare: moveBudgetShare, warmUp: warmUp, settleTime: settleTime, noSettle: noSettle, cornerMemory: cornerMemory, stopRisk: stopRisk)
         DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
             let job = jobs[index]
             // The daemon's default filter: its rules, and thinning by the budget.
@@ -128,6 +138,10 @@ struct PolicyBench: ParsableCommand {
             var scheduler = options.schedulerOptions
             if let share = tuning.moveBudgetShare { scheduler.tuning.moveBudgetShare = share }
             if let seconds = tuning.settleTime { scheduler.tuning.settleTime = .seconds(seconds) }
+            // Every fix past the warm-up is good enough: the first one is taken (rule 1 without settling).
+            if tuning.noSettle { scheduler.accuracyTarget = .infinity }
+            if let metres = tuning.cornerMemory { scheduler.tuning.cornerMemory = metres }
+            if let risk = tuning.stopRisk { scheduler.tuning.stopRisk = risk }
             let result = simulate(trace: job.input.trace, options: options, scheduler: scheduler)
             results.withLock { $0[index] = result }
         }
