@@ -1053,7 +1053,7 @@ class Checks:
                     offs.append(time.time() - t_off)
                     t_on = time.time()
                     self.power.on()
-                    t_first, _ = port.wait_for(lambda l: gga_position(l) is not None, t_on, self.a.first_fix_timeout)
+                    t_first, _ = port.wait_for(lambda l: nmea_ok(l) and gga_position(l) is not None, t_on, self.a.first_fix_timeout)
                     if t_first is None:
                         no_fix += 1
                     else:
@@ -1082,7 +1082,7 @@ class Checks:
         wu = ", ".join("%g s: %.1f m" % (b["warm_up_s"], b["p95_m"]) for b in r["by_warm_up"])
         sug = r["suggested_warm_up_s"]
         detail = ("%d hot starts after %.0f s off, %s; from the settled position (%d fixes, median %.1f m, p95 %.1f m): "
-                  "%s (medians); the fix taken past a warm-up of %s (p95); %s (its fix's p95 within %.1f m, 1.5 x the settled p95); every fix in %s"
+                  "%s (medians); the fix taken past a warm-up of %s (p95); %s (its fix's p95 within %.1f m: 1.5 x the settled p95, at least 1 m); every fix in %s"
                   % (len(sessions), min(offs), self.power.describe(), r["settled_fixes"], r["settled_median_m"],
                      r["settled_p95_m"], idx, wu,
                      "suggested filter.warm_up = \"%gs\"" % sug if sug is not None
