@@ -17,7 +17,8 @@ struct BoundsBench: ParsableCommand {
             still holds (knows the whole future: no real schedule can do better by much); (3) two-rate: \
             one interval while the truth is still (< 0.5 m/s), one while moving, the pair with the \
             fewest fixes picked per trace afterwards. Prints JSON; the ratios are fixes over best fixed \
-            fixes, which is the energy ratio when every fix costs one hot power cycle.
+            fixes, which is the energy ratio when every fix costs one hot power cycle. `motion_classes` \
+            sums the same per motion class (the traces directory's motion-classes.txt) and pooled.
             """)
 
     @Option(help: "Directory of ground-truth traces (*.gpx, *.csv).")
@@ -31,6 +32,7 @@ struct BoundsBench: ParsableCommand {
         let inputs = policy.loadInputs().filter(\.isMoving)
         var rows: [[String: Any]] = []
         var totals = (fixed: 0, clairvoyant: 0, twoRate: 0)
+        var byClass: [MotionClass: (fixed: Int, clairvoyant: Int, twoRate: Int, traces: Int)] = [:]
         for input in inputs {
             let track = TruthTrack(trace: input.trace)
             let fixed = track.bestFixed(budget: budget)
@@ -39,6 +41,9 @@ struct BoundsBench: ParsableCommand {
             totals.fixed += fixed.fixes
             totals.clairvoyant += clairvoyant.fixes
             totals.twoRate += twoRate.fixes
+            var sums = byClass[input.motionClass] ?? (0, 0, 0, 0)
+            sums = (sums.fixed + fixed.fixes, sums.clairvoyant + clairvoyant.fixes, sums.twoRate + twoRate.fixes, sums.traces + 1)
+            byClass[input.motionClass] = sums
             rows.append([
                 "trace": input.trace.name, "seconds": track.count - 1,
                 "best_fixed": ["interval_s": fixed.interval, "fixes": fixed.fixes, "p95_m": round(fixed.p95, 1)],
@@ -48,8 +53,18 @@ struct BoundsBench: ParsableCommand {
                              "p95_m": round(twoRate.p95, 1), "ratio": round(Double(twoRate.fixes) / Double(fixed.fixes), 3)],
             ])
         }
+        let classes: [[String: Any]] = MotionClass.allCases.compactMap { motion in
+            byClass[motion].map { sums in
+                [
+                    "class": motion.rawValue, "traces": sums.traces, "best_fixed_fixes": sums.fixed,
+                    "clairvoyant_fixes": sums.clairvoyant, "two_rate_fixes": sums.twoRate,
+                    "clairvoyant_ratio": round(Double(sums.clairvoyant) / Double(max(sums.fixed, 1)), 3),
+                    "two_rate_ratio": round(Double(sums.twoRate) / Double(max(sums.fixed, 1)), 3),
+                ] as [String: Any]
+            }
+        }
         let json: [String: Any] = [
-            "benchmark": "bounds", "budget_m": budget, "traces": rows,
+            "benchmark": "bounds", "budget_m": budget, "traces": rows, "motion_classes": classes,
             "totals": [
                 "best_fixed_fixes": totals.fixed, "clairvoyant_fixes": totals.clairvoyant, "two_rate_fixes": totals.twoRate,
                 "clairvoyant_ratio": round(Double(totals.clairvoyant) / Double(max(totals.fixed, 1)), 3),
