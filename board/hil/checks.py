@@ -78,9 +78,10 @@ def metres_between(a, b):
 
 
 def nearest_rank(values, p):
-    """Percentile p (0-1) by nearest rank over sorted values (the same definition as Tern's Statistics)."""
+    """Percentile p (0-1) by nearest rank over sorted values: rank round(p (n - 1)), ties away from zero,
+    as Tern's Statistics (Swift's rounded(); Python's round() would take ties to even)."""
     v = sorted(values)
-    return v[int(round(p * (len(v) - 1)))] if v else None
+    return v[int(math.floor(p * (len(v) - 1) + 0.5))] if v else None
 
 
 FIRST_FIX_WARM_UPS = (0.0, 1.0, 2.0, 3.0, 5.0, 10.0)
@@ -97,7 +98,7 @@ def first_fix_report(sessions, settled_after, warm_ups=FIRST_FIX_WARM_UPS, toler
     settled = [(la, lo) for fixes in sessions for age, la, lo, _ in fixes if age >= settled_after]
     if not settled:
         return None
-    ref = (sorted(p[0] for p in settled)[len(settled) // 2], sorted(p[1] for p in settled)[len(settled) // 2])
+    ref = (nearest_rank([p[0] for p in settled], 0.5), nearest_rank([p[1] for p in settled], 0.5))
     spread = [metres_between(ref, p) for p in settled]
     settled_p95 = nearest_rank(spread, 0.95)
     by_index = []                                   # the k-th fix of each start

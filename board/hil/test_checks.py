@@ -358,6 +358,19 @@ class GGAPosition(unittest.TestCase):
         self.assertIsNone(checks.gga_position(b"$GPRMC,120000.000,A,5231.2005,N,01324.2973,E,0.02,31.66,291126,,,A*00"))
 
 
+class NearestRank(unittest.TestCase):
+    """The firstfix percentiles are Tern's (Statistics.percentile): rank round(p (n - 1)), ties up."""
+
+    def test_a_tie_rounds_away_from_zero_as_swift_does(self):
+        self.assertEqual(checks.nearest_rank([6, 1, 5, 2, 4, 3], 0.5), 4)   # rank 2.5 -> 3, not 2
+
+    def test_p95_of_twenty_is_the_nineteenth(self):
+        self.assertEqual(checks.nearest_rank(range(1, 21), 0.95), 19)
+
+    def test_no_values_no_percentile(self):
+        self.assertIsNone(checks.nearest_rank([], 0.5))
+
+
 class FirstFixReport(unittest.TestCase):
     """first_fix_report scores hot starts of a still receiver against its settled position."""
     HOME = (52.52, 13.405)
