@@ -35,12 +35,13 @@ def starts(epochs, min_epochs):
     return out
 
 
-def is_still(run, settled_after):
-    speeds = [g["speed"] for g in run if g.get("speed") is not None]
-    if speeds and max(speeds) >= 0.5:
-        return False
+def still_report(run, settled_after):
+    """The run's first_fix_report when the receiver was still (no reported speed of 0.5 m/s or more,
+    the settled fixes within 10 m of their median), else None."""
+    if any(g["speed"] >= 0.5 for g in run if g.get("speed") is not None):
+        return None
     r = checks.first_fix_report([[(float(k), g["lat"], g["lon"], None) for k, g in enumerate(run)]], settled_after)
-    return r is not None and r["settled_p95_m"] < 10.0
+    return r if r is not None and r["settled_p95_m"] < 10.0 else None
 
 
 def main():
@@ -61,9 +62,9 @@ def main():
         epochs = [json.loads(l) for l in open(path) if l.strip()]
         for run in starts(epochs, a.min_epochs):
             looked += 1
-            if not is_still(run, a.settled_after):
+            r = still_report(run, a.settled_after)
+            if r is None:
                 continue
-            r = checks.first_fix_report([[(float(k), g["lat"], g["lon"], None) for k, g in enumerate(run)]], a.settled_after)
             rows.append({"log": os.path.basename(path).split(".")[0], "fixes": len(run),
                          "first_fixes_m": [round(b["median_m"], 1) for b in r["by_index"]],
                          "settled_median_m": round(r["settled_median_m"], 1), "settled_p95_m": round(r["settled_p95_m"], 1),
