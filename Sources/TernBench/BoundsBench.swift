@@ -31,16 +31,12 @@ struct BoundsBench: ParsableCommand {
         let policy = try PolicyBench.parse(["--traces", traces])
         let inputs = policy.loadInputs().filter(\.isMoving)
         var rows: [[String: Any]] = []
-        var totals = (fixed: 0, clairvoyant: 0, twoRate: 0)
         var byClass: [MotionClass: (fixed: Int, clairvoyant: Int, twoRate: Int, traces: Int)] = [:]
         for input in inputs {
             let track = TruthTrack(trace: input.trace)
             let fixed = track.bestFixed(budget: budget)
             let clairvoyant = track.clairvoyant(budget: budget)
             let twoRate = track.bestTwoRate(budget: budget)
-            totals.fixed += fixed.fixes
-            totals.clairvoyant += clairvoyant.fixes
-            totals.twoRate += twoRate.fixes
             var sums = byClass[input.motionClass] ?? (0, 0, 0, 0)
             sums = (sums.fixed + fixed.fixes, sums.clairvoyant + clairvoyant.fixes, sums.twoRate + twoRate.fixes, sums.traces + 1)
             byClass[input.motionClass] = sums
@@ -62,6 +58,10 @@ struct BoundsBench: ParsableCommand {
                     "two_rate_ratio": round(Double(sums.twoRate) / Double(max(sums.fixed, 1)), 3),
                 ] as [String: Any]
             }
+        }
+        // Every input has a class (`unclassified` at worst): the totals are the classes' sums.
+        let totals = byClass.values.reduce((fixed: 0, clairvoyant: 0, twoRate: 0)) {
+            ($0.fixed + $1.fixed, $0.clairvoyant + $1.clairvoyant, $0.twoRate + $1.twoRate)
         }
         let json: [String: Any] = [
             "benchmark": "bounds", "budget_m": budget, "traces": rows, "motion_classes": classes,
