@@ -68,6 +68,10 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
     private let clock: C
     private let start: C.Instant
     private let logger: Logger
+    /// How long a stop waits for the exchange under way (within systemd's `TimeoutStopSec`), on
+    /// `graceClock`: real time, also where `clock` is the simulated board's faster one.
+    private let stopGrace: Duration
+    private let graceClock: any Clock<Duration>
     private let timer: WakeTimer<C>
     private let inbox: AsyncStream<ForwarderStateMachine.Event>
     private let send: AsyncStream<ForwarderStateMachine.Event>.Continuation
@@ -77,9 +81,11 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
     public init(
         queue: any PositionQueue, uplink: any Uplink, connectivity: (any Connectivity)? = nil,
         backoff: Backoff = Backoff(), batchSize: Int = 100, maxRecordAttempts: Int = 5, liveFirst: Bool = false,
-        seed: UInt64 = 0x7E54, clock: C,
-        logger: Logger = Logger(label: "tern.forwarder")
+        seed: UInt64 = 0x7E54, stopGrace: Duration = .seconds(10), graceClock: any Clock<Duration> = ContinuousClock(),
+        clock: C, logger: Logger = Logger(label: "tern.forwarder")
     ) {
+        self.stopGrace = stopGrace
+        self.graceClock = graceClock
         self.queue = queue
         self.uplink = uplink
         self.connectivity = connectivity
@@ -97,7 +103,9 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
 
     public func positionsAvailable() { send.yield(.positionsAvailable) }
 
-    /// Runs until cancelled. Starts by uploading whatever an earlier run left in the queue.
+    /// Runs until cancelled. Starts by uploading whatever an earlier run left in the queue. At the
+    /// cancellation (a clean stop) an upload under way finishes and what the server confirmed is
+    /// acknowledged, for at most `stopGrace`; nothing new starts.
     public func run() async {
         send.yield(.positionsAvailable)
         await withTaskGroup(of: Void.self) { group in
@@ -112,7 +120,7 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
             group.addTask {
                 for await event in self.inbox {
                     if Task.isCancelled { break }
-                    _ = await self.perform(self.handle(event))
+                    await self.performHeard(event)
                 }
             }
             await group.next()
@@ -127,6 +135,27 @@ public final class Forwarder<C: Clock>: Forwarding, Sendable where C.Duration ==
     /// after `run` ended. True when the queue was emptied.
     public func drain(timeout: Duration) async -> Bool {
         await perform(handle(.drain), deadline: clock.now.advanced(by: timeout)) ?? false
+    }
+
+    /// Performs an event's actions in a task of their own, so that a stop does not cut an exchange
+    /// short: a batch the server stored as the service stopped would stay queued and go out again
+    /// at the next start. The machine, told `.stop`, lets it finish and starts nothing new; past
+    /// `stopGrace` the exchange is cancelled (its batch stays queued).
+    private func performHeard(_ event: ForwarderStateMachine.Event) async {
+        let work = Task { _ = await self.perform(self.handle(event)) }
+        let grace = Mutex<Task<Void, Never>?>(nil)
+        await withTaskCancellationHandler {
+            await work.value
+        } onCancel: { [graceClock, stopGrace] in
+            _ = self.handle(.stop)
+            grace.withLock {
+                $0 = Task {
+                    try? await graceClock.sleep(for: stopGrace)
+                    work.cancel()
+                }
+            }
+        }
+        grace.withLock { $0?.cancel() }
     }
 
     private func handle(_ event: ForwarderStateMachine.Event) -> [ForwarderStateMachine.Action] {

@@ -108,6 +108,73 @@ import TernCore
         #expect(sut.handle(.positionsAvailable) == [])
     }
 
+    @Test func aStopDuringAnUploadAcknowledgesWhatTheServerConfirmedThenStops() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        #expect(sut.handle(.stop) == [])
+        #expect(sut.handle(.uploadFinished(.delivered(lastSequence: 3), now: .zero)) == [.acknowledge(through: 3)])
+        #expect(sut.handle(.acknowledged(now: .zero)) == [])
+        #expect(sut.state == .stopped)
+    }
+
+    @Test func aStopDuringAnUploadAcknowledgesAConfirmedPrefixAndNotTheRest() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        _ = sut.handle(.stop)
+        #expect(sut.handle(.uploadFinished(.partial(through: 2, rest: .retryable(reason: "reset")), now: .zero))
+            == [.acknowledge(through: 2)])
+        #expect(sut.handle(.acknowledged(now: .zero)) == [])
+        #expect(sut.state == .stopped)
+    }
+
+    @Test func aStopDuringAnUploadThatFailsStopsWithoutWaitingToRetry() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        _ = sut.handle(.stop)
+        #expect(sut.handle(.uploadFinished(.retryable(reason: "reset"), now: .zero)) == [])
+        #expect(sut.state == .stopped)
+    }
+
+    @Test func nothingNewStartsWhileTheExchangeUnderWayAtTheStopFinishes() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        _ = sut.handle(.stop)
+        #expect(sut.handle(.positionsAvailable) == [])
+        #expect(sut.handle(.connectivity(.mayBeOnline)) == [])
+        #expect(sut.handle(.timerFired(now: .seconds(60))) == [])
+        #expect(sut.state == .stopping(awaiting: .upload))
+    }
+
+    @Test func aStopDuringAnAcknowledgementStopsWhenItReports() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        _ = sut.handle(.uploadFinished(.delivered(lastSequence: 1), now: .zero))
+        _ = sut.handle(.stop)
+        #expect(sut.handle(.acknowledgeFailed(reason: "disk", now: .zero)) == [])
+        #expect(sut.state == .stopped)
+    }
+
+    @Test func aStopWhileBackingOffStopsAtOnce() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        _ = sut.handle(.uploadFinished(.retryable(reason: "reset"), now: .zero))
+        _ = sut.handle(.stop)
+        #expect(sut.state == .stopped)
+    }
+
+    @Test func anUploadResultWhileStoppingForAnAcknowledgementIsAProgrammingError() {
+        var sut = makeSUT()
+        _ = sut.handle(.positionsAvailable)
+        _ = sut.handle(.uploadFinished(.delivered(lastSequence: 1), now: .zero))
+        _ = sut.handle(.stop)
+        let actions = sut.handle(.uploadFinished(.delivered(lastSequence: 1), now: .zero))
+        guard case .invalidEvent? = actions.first, actions.count == 1 else {
+            Issue.record("not reported as invalid: \(actions)")
+            return
+        }
+        #expect(sut.invalidEvents == 1)
+    }
+
     @Test func aDrainAfterTheStopSendsBatchAfterBatchUntilTheQueueIsEmpty() {
         var sut = makeSUT()
         _ = sut.handle(.stop)

@@ -1,5 +1,6 @@
 import Clocks
 import Logging
+import Synchronization
 import Testing
 import TernCore
 import TernGateway
@@ -134,5 +135,66 @@ import TernTesting
         #expect(!drained)
         #expect(try await h.queue.count() == 3)
         #expect(h.sut.status().failures["retryable"] == 1)
+    }
+    // MARK: a stop with an upload under way
+
+    /// A forwarder of batches of one over `uplink`, with three positions queued.
+    private func stopping(_ uplink: HeldUplink, stopGrace: Duration = .seconds(10)) async throws
+        -> (sut: Forwarder<TestClock<Duration>>, queue: InMemoryPositionQueue, clock: TestClock<Duration>) {
+        let queue = InMemoryPositionQueue(), clock = TestClock()
+        for i in 0..<3 { try await queue.enqueue(.fixture(seconds: Double(i))) }
+        let sut = Forwarder(
+            queue: queue, uplink: uplink, batchSize: 1, stopGrace: stopGrace, graceClock: clock, clock: clock, logger: .quiet())
+        return (sut, queue, clock)
+    }
+
+    @Test func anUploadUnderWayAtTheStopFinishesAndWhatTheServerStoredLeavesTheQueue() async throws {
+        let uplink = HeldUplink()
+        let (sut, queue, _) = try await stopping(uplink)
+        let run = Task { await sut.run() }
+        #expect(await eventually { uplink.sends == 1 })
+        run.cancel()
+        uplink.answer(.delivered)
+        await run.value
+        #expect(queue.items.map(\.sequence) == [2, 3])
+        #expect(uplink.sends == 1)
+    }
+
+    @Test func anUploadStillUnderWayAfterTheStopGraceIsCancelledAndItsBatchStaysQueued() async throws {
+        let uplink = HeldUplink()
+        let (sut, queue, clock) = try await stopping(uplink, stopGrace: .seconds(10))
+        let ended = Mutex(false)
+        let run = Task {
+            await sut.run()
+            ended.withLock { $0 = true }
+        }
+        #expect(await eventually { uplink.sends == 1 })
+        run.cancel()
+        await clock.advance(by: .seconds(9))
+        #expect(!(await eventually(within: .milliseconds(50)) { ended.withLock { $0 } }))
+        // The grace's sleep may register just after an advance: nudge the clock until it fires.
+        #expect(await eventually {
+            await clock.advance(by: .seconds(1))
+            return ended.withLock { $0 }
+        })
+        #expect(queue.items.map(\.sequence) == [1, 2, 3])
+    }
+}
+
+/// An uplink whose sends wait for `answer(_:)`, or for their task's cancellation (then `.retryable`).
+private final class HeldUplink: Uplink {
+    private let answers: AsyncStream<UplinkResult>
+    private let answerer: AsyncStream<UplinkResult>.Continuation
+    private let started = Mutex(0)
+
+    init() { (answers, answerer) = AsyncStream.makeStream() }
+
+    var sends: Int { started.withLock { $0 } }
+    func answer(_ result: UplinkResult) { answerer.yield(result) }
+
+    func send(_ batch: [QueuedPosition]) async -> UplinkResult {
+        started.withLock { $0 += 1 }
+        var next = answers.makeAsyncIterator()
+        return await next.next() ?? .retryable(reason: "cancelled")
     }
 }

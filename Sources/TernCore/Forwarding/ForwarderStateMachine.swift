@@ -26,12 +26,22 @@ public struct ForwarderStateMachine: Sendable, Hashable {
         /// The server refuses the configuration; retried rarely until a human fixes it.
         case blocked(reason: String, until: Duration)
         case stopped
+        /// Stopped with an exchange in flight: it finishes and is heard (what the server confirmed is
+        /// removed from the queue, so a clean stop sends nothing twice), then `.stopped`; nothing new starts.
+        case stopping(awaiting: Exchange)
         /// Draining (a clean shutdown, the demo's end): batch after batch, no backoff, until the
         /// queue is empty or an upload or acknowledgement fails.
         case drainUploading
         case drainAcknowledging(through: Int64, then: Outcome?)
         /// The drain ended: with the queue empty, or at a failure (what is left stays queued).
         case drained(emptied: Bool)
+    }
+
+    /// What a stop found in flight.
+    public enum Exchange: Sendable, Hashable {
+        case upload
+        case acknowledgement
+        case quarantine
     }
 
     public indirect enum Outcome: Sendable, Hashable {
@@ -58,6 +68,7 @@ public struct ForwarderStateMachine: Sendable, Hashable {
         /// The refused record was moved to the quarantine.
         case quarantined
         case quarantineFailed(reason: String, now: Duration)
+        /// The run ends: an exchange in flight finishes (`.stopping`), nothing new starts.
         case stop
         /// Send everything queued now, ignoring backoff (after the run ended, nothing in flight).
         case drain
@@ -120,15 +131,15 @@ public struct ForwarderStateMachine: Sendable, Hashable {
         if case let .connectivity(change) = event { offline = change == .offline }
         if case .drain = event { return drain() }
         switch state {
-        case .stopped, .drained: return []  // whatever was in flight at the stop finishes unheard
+        case .stopped, .drained: return []  // a drain cut short by its deadline: what was in flight finishes unheard
+        case let .stopping(awaiting): return stopping(awaiting: awaiting, event)
         case .idle, .uploading, .acknowledging, .retryingAcknowledge, .quarantining, .backingOff, .blocked, .drainUploading,
              .drainAcknowledging:
             break
         }
         switch event {
         case .stop:
-            state = .stopped
-            return []
+            return stop()
         case .drain:
             return drain()
         case .positionsAvailable:
@@ -182,7 +193,7 @@ public struct ForwarderStateMachine: Sendable, Hashable {
         case .uploading:
             state = .uploading(more: true)
             return []
-        case .acknowledging, .retryingAcknowledge, .quarantining, .backingOff, .blocked, .stopped:
+        case .acknowledging, .retryingAcknowledge, .quarantining, .backingOff, .blocked, .stopped, .stopping:
             return []
         case .drainUploading, .drainAcknowledging, .drained:
             return []  // each batch of the drain reads the queue afresh
@@ -195,8 +206,48 @@ public struct ForwarderStateMachine: Sendable, Hashable {
         case .idle, .stopped, .drained, .backingOff, .blocked:
             state = .drainUploading
             return [.uploadNextBatch]
-        case .uploading, .acknowledging, .retryingAcknowledge, .quarantining, .drainUploading, .drainAcknowledging:
+        case .uploading, .acknowledging, .retryingAcknowledge, .quarantining, .stopping, .drainUploading, .drainAcknowledging:
             return invalid(.drain)
+        }
+    }
+
+    /// The run ends. An upload, acknowledgement or quarantine under way finishes and is heard: a
+    /// batch the server stored while the service stopped would otherwise stay queued and be sent
+    /// again at the next start. A wait (backoff, a retried acknowledgement) simply ends.
+    private mutating func stop() -> [Action] {
+        switch state {
+        case .uploading: state = .stopping(awaiting: .upload)
+        case .acknowledging: state = .stopping(awaiting: .acknowledgement)
+        case .quarantining: state = .stopping(awaiting: .quarantine)
+        case .idle, .retryingAcknowledge, .backingOff, .blocked, .drainUploading, .drainAcknowledging, .stopped, .stopping, .drained:
+            state = .stopped
+        }
+        return []
+    }
+
+    /// Stopping: the exchange in flight reports; a confirmed batch is acknowledged, then the machine stops.
+    private mutating func stopping(awaiting: Exchange, _ event: Event) -> [Action] {
+        switch (awaiting, event) {
+        case let (.upload, .uploadFinished(outcome, _)):
+            switch outcome {
+            case let .delivered(through), let .partial(through, _):
+                state = .stopping(awaiting: .acknowledgement)
+                return [.acknowledge(through: through)]
+            case .nothingToSend, .retryable, .rejected, .permanent:
+                state = .stopped
+                return []
+            }
+        case (.acknowledgement, .acknowledged), (.acknowledgement, .acknowledgeFailed),
+             (.quarantine, .quarantined), (.quarantine, .quarantineFailed):
+            state = .stopped
+            return []
+        case (_, .positionsAvailable), (_, .timerFired), (_, .connectivity), (_, .stop):
+            return []  // nothing new starts
+        case (.upload, .acknowledged), (.upload, .acknowledgeFailed), (.upload, .quarantined), (.upload, .quarantineFailed),
+             (.acknowledgement, .uploadFinished), (.acknowledgement, .quarantined), (.acknowledgement, .quarantineFailed),
+             (.quarantine, .uploadFinished), (.quarantine, .acknowledged), (.quarantine, .acknowledgeFailed),
+             (_, .drain):
+            return invalid(event)
         }
     }
 
@@ -234,7 +285,7 @@ public struct ForwarderStateMachine: Sendable, Hashable {
             guard now >= until else { return [] }
             state = .uploading(more: false)
             return [.uploadNextBatch]
-        case .idle, .uploading, .acknowledging, .quarantining, .stopped, .drainUploading, .drainAcknowledging, .drained:
+        case .idle, .uploading, .acknowledging, .quarantining, .stopped, .stopping, .drainUploading, .drainAcknowledging, .drained:
             return []
         }
     }
@@ -246,7 +297,7 @@ public struct ForwarderStateMachine: Sendable, Hashable {
             state = .uploading(more: false)
             return [.uploadNextBatch]
         case (.backingOff, .offline), (.blocked, .offline),
-             (.idle, _), (.uploading, _), (.acknowledging, _), (.retryingAcknowledge, _), (.quarantining, _), (.stopped, _),
+             (.idle, _), (.uploading, _), (.acknowledging, _), (.retryingAcknowledge, _), (.quarantining, _), (.stopped, _), (.stopping, _),
              (.drainUploading, _), (.drainAcknowledging, _), (.drained, _):
             return []
         }

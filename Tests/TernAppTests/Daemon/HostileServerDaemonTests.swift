@@ -11,7 +11,8 @@ import TernTesting
 /// its queue in SQLite on a real file, uploading to a server that answers every POST with a redirect
 /// to a login page or with a captive portal's page, then behaves. While it is in the way nothing
 /// leaves the queue, nothing counts as uploaded and `tern status` names the cause; once it is gone
-/// every stored position arrives, once.
+/// every stored position arrives, once. And a clean stop with an upload under way: what the server
+/// stored leaves the queue (the next start sends nothing twice).
 @Suite(
     .timeLimit(.minutes(4)), .serialized, .enabled(if: TernExecutable.url != nil, "needs the tern executable (swift build)"),
     .enabled(
@@ -79,6 +80,41 @@ struct HostileServerDaemonTests {
         #expect(Int64(duringSpell.depth) == duringSpell.lastSequence, "positions left the queue that no server stored")
         #expect(drained, "the queue did not drain once the server behaved")
         #expect(Int64(arrived.unique.count) == (after.lastSequence ?? 0) - Int64(after.depth), "every stored position arrived, once")
+        #expect(result.status == 0, "\(result.stderr.suffix(800))")
+    }
+    @Test func aCleanStopDuringAnUploadLeavesNothingInTheQueueThatTheServerStored() async throws {
+        let collector = Collector(logger: .quiet())
+        try await collector.start()
+        await collector.setResponseDelay(.seconds(2))  // each batch stored at once, answered 2 s later
+        let dir = NSTemporaryDirectory() + "tern-stop-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = simulatedBoardConfig(device: "tern-stop", directory: dir, logLevel: "warning", extra: """
+            [filter]
+            thinning = "off"    # every position goes up: this test counts deliveries
+            [uplink]
+            protocol = "tern"
+            url = "\(collector.url)"
+            timeout = "5s"
+            """)
+        try config.write(toFile: dir + "/tern.toml", atomically: true, encoding: .utf8)
+        let running = try TernExecutable.start(["run", "--config", dir + "/tern.toml"])
+
+        // Positions flowing, then the stop the moment a batch reaches the server, its answer still 2 s away.
+        let flowing = await eventually(within: .seconds(60)) { await collector.snapshot().requests >= 2 }
+        let before = await collector.snapshot().requests
+        let caught = await eventually(within: .seconds(60)) { await collector.snapshot().requests > before }
+        running.process.interrupt()
+        let result = await running.finish()
+        let arrived = await collector.snapshot()
+        try await collector.stop()
+        let after = try QueueReader(path: dir + "/queue.sqlite").stats()
+        print(
+            "tern run stopped with an upload under way: \(arrived.unique.count) positions at the server (\(arrived.requests) requests), "
+                + "\(after.depth) left in the queue of \(after.lastSequence ?? 0)")
+
+        #expect(flowing && caught, "no upload reached the server: \(result.stderr.suffix(800))")
+        #expect(Int64(arrived.unique.count) == (after.lastSequence ?? 0) - Int64(after.depth), "a position the server stored is still queued: the next start sends it again")
         #expect(result.status == 0, "\(result.stderr.suffix(800))")
     }
 }
