@@ -117,4 +117,41 @@ struct HostileServerDaemonTests {
         #expect(Int64(arrived.unique.count) == (after.lastSequence ?? 0) - Int64(after.depth), "a position the server stored is still queued: the next start sends it again")
         #expect(result.status == 0, "\(result.stderr.suffix(800))")
     }
+    @Test func aCleanStopWhileTheServerNeverAnswersEndsWithinTheGraceAndKeepsTheBatch() async throws {
+        let collector = Collector(logger: .quiet())
+        try await collector.start()
+        collector.injectFaults(.stall, rate: 1)  // every request held open, never answered, nothing stored
+        let dir = NSTemporaryDirectory() + "tern-stall-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = simulatedBoardConfig(device: "tern-stall", directory: dir, logLevel: "warning", extra: """
+            [filter]
+            thinning = "off"
+            [uplink]
+            protocol = "tern"
+            url = "\(collector.url)"
+            timeout = "120s"    # longer than systemd's TimeoutStopSec: only the stop's grace can end the wait
+            """)
+        try config.write(toFile: dir + "/tern.toml", atomically: true, encoding: .utf8)
+        let queuePath = dir + "/queue.sqlite"
+        let running = try TernExecutable.start(["run", "--config", dir + "/tern.toml"])
+
+        // The first stored position sets off an upload, which the server holds.
+        let stored = await eventually(within: .seconds(60)) { ((try? QueueReader(path: queuePath).stats().depth) ?? 0) >= 2 }
+        let clock = ContinuousClock()
+        let stopped = clock.now
+        running.process.interrupt()
+        let result = await running.finish()
+        let took = stopped.duration(to: clock.now)
+        let arrived = await collector.snapshot()
+        try await collector.stop()
+        let after = try QueueReader(path: queuePath).stats()
+        print("tern run stopped while the server held its upload: exit \(result.status) after \(took), \(after.depth) of \(after.lastSequence ?? 0) kept")
+
+        #expect(stored, "no position was stored: \(result.stderr.suffix(800))")
+        #expect(result.status == 0, "\(result.stderr.suffix(800))")
+        #expect(took < .seconds(20), "the stop outlasted systemd's TimeoutStopSec (20 s), which would kill it")
+        #expect(arrived.unique.isEmpty)
+        #expect(Int64(after.depth) == after.lastSequence, "a position left the queue that no server stored")
+    }
 }
