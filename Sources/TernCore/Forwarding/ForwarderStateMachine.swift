@@ -131,7 +131,7 @@ public struct ForwarderStateMachine: Sendable, Hashable {
         if case let .connectivity(change) = event { offline = change == .offline }
         if case .drain = event { return drain() }
         switch state {
-        case .stopped, .drained: return []  // a drain cut short by its deadline: what was in flight finishes unheard
+        case .stopped, .drained: return []  // after the run or the drain: late timers and signals change nothing
         case let .stopping(awaiting): return stopping(awaiting: awaiting, event)
         case .idle, .uploading, .acknowledging, .retryingAcknowledge, .quarantining, .backingOff, .blocked, .drainUploading,
              .drainAcknowledging:
