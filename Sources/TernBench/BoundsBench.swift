@@ -31,15 +31,13 @@ struct BoundsBench: ParsableCommand {
         let policy = try PolicyBench.parse(["--traces", traces])
         let inputs = policy.loadInputs().filter(\.isMoving)
         var rows: [[String: Any]] = []
-        var byClass: [MotionClass: (fixed: Int, clairvoyant: Int, twoRate: Int, traces: Int)] = [:]
+        var byClass: [MotionClass: Sums] = [:]
         for input in inputs {
             let track = TruthTrack(trace: input.trace)
             let fixed = track.bestFixed(budget: budget)
             let clairvoyant = track.clairvoyant(budget: budget)
             let twoRate = track.bestTwoRate(budget: budget)
-            var sums = byClass[input.motionClass] ?? (0, 0, 0, 0)
-            sums = (sums.fixed + fixed.fixes, sums.clairvoyant + clairvoyant.fixes, sums.twoRate + twoRate.fixes, sums.traces + 1)
-            byClass[input.motionClass] = sums
+            byClass[input.motionClass, default: Sums()].add(fixed: fixed.fixes, clairvoyant: clairvoyant.fixes, twoRate: twoRate.fixes)
             rows.append([
                 "trace": input.trace.name, "seconds": track.count - 1,
                 "best_fixed": ["interval_s": fixed.interval, "fixes": fixed.fixes, "p95_m": round(fixed.p95, 1)],
@@ -50,29 +48,40 @@ struct BoundsBench: ParsableCommand {
             ])
         }
         let classes: [[String: Any]] = MotionClass.allCases.compactMap { motion in
-            byClass[motion].map { sums in
-                [
-                    "class": motion.rawValue, "traces": sums.traces, "best_fixed_fixes": sums.fixed,
-                    "clairvoyant_fixes": sums.clairvoyant, "two_rate_fixes": sums.twoRate,
-                    "clairvoyant_ratio": round(Double(sums.clairvoyant) / Double(max(sums.fixed, 1)), 3),
-                    "two_rate_ratio": round(Double(sums.twoRate) / Double(max(sums.fixed, 1)), 3),
-                ] as [String: Any]
-            }
+            byClass[motion].map { $0.json.merging(["class": motion.rawValue, "traces": $0.traces]) { a, _ in a } }
         }
         // Every input has a class (`unclassified` at worst): the totals are the classes' sums.
-        let totals = byClass.values.reduce((fixed: 0, clairvoyant: 0, twoRate: 0)) {
-            ($0.fixed + $1.fixed, $0.clairvoyant + $1.clairvoyant, $0.twoRate + $1.twoRate)
-        }
+        let totals = byClass.values.reduce(into: Sums()) { $0.add($1) }
         let json: [String: Any] = [
-            "benchmark": "bounds", "budget_m": budget, "traces": rows, "motion_classes": classes,
-            "totals": [
-                "best_fixed_fixes": totals.fixed, "clairvoyant_fixes": totals.clairvoyant, "two_rate_fixes": totals.twoRate,
-                "clairvoyant_ratio": round(Double(totals.clairvoyant) / Double(max(totals.fixed, 1)), 3),
-                "two_rate_ratio": round(Double(totals.twoRate) / Double(max(totals.fixed, 1)), 3),
-            ],
+            "benchmark": "bounds", "budget_m": budget, "traces": rows, "motion_classes": classes, "totals": totals.json,
         ]
         let data = try JSONOutput.data(json)
         print(String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// Fixes each schedule needed, summed over traces (a motion class, or all of them).
+private struct Sums {
+    var fixed = 0, clairvoyant = 0, twoRate = 0, traces = 0
+
+    mutating func add(fixed: Int, clairvoyant: Int, twoRate: Int, traces: Int = 1) {
+        self.fixed += fixed
+        self.clairvoyant += clairvoyant
+        self.twoRate += twoRate
+        self.traces += traces
+    }
+
+    mutating func add(_ other: Sums) {
+        add(fixed: other.fixed, clairvoyant: other.clairvoyant, twoRate: other.twoRate, traces: other.traces)
+    }
+
+    /// The counts and the ratios to the best fixed interval's (`totals` and each of `motion_classes`).
+    var json: [String: Any] {
+        [
+            "best_fixed_fixes": fixed, "clairvoyant_fixes": clairvoyant, "two_rate_fixes": twoRate,
+            "clairvoyant_ratio": round(Double(clairvoyant) / Double(max(fixed, 1)), 3),
+            "two_rate_ratio": round(Double(twoRate) / Double(max(fixed, 1)), 3),
+        ]
     }
 }
 
