@@ -34,25 +34,15 @@ struct HostileServerDaemonTests {
         let collector = Collector(logger: .quiet())
         try await collector.start()
         collector.injectFaults(fault, rate: 1)
-        let dir = NSTemporaryDirectory() + "tern-hostile-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let config = simulatedBoardConfig(device: "tern-hostile", directory: dir, logLevel: "warning", extra: """
-            [filter]
-            thinning = "off"    # every position goes up: this test counts deliveries
-            [uplink]
-            protocol = "tern"
-            url = "\(collector.url)"
+        let daemon = try SimulatedDaemon("hostile", uploadingTo: collector, uplink: """
             batch_size = 20
             timeout = "2s"
             connect_timeout = "1s"
             backoff_base = "100ms"
             backoff_max = "1s"
             """)
-        try config.write(toFile: dir + "/tern.toml", atomically: true, encoding: .utf8)
-        let queuePath = dir + "/queue.sqlite"
-        let statusFile = StatusFile(path: dir + "/status.json")
-        let running = try TernExecutable.start(["run", "--config", dir + "/tern.toml"])
+        defer { daemon.removeDirectory() }
+        let (queuePath, statusFile, running) = (daemon.queuePath, daemon.statusFile, daemon.running)
 
         // The spell: until the daemon has stored positions and its status names the cause.
         let spell = await eventually(within: .seconds(60)) {
@@ -86,19 +76,9 @@ struct HostileServerDaemonTests {
         let collector = Collector(logger: .quiet())
         try await collector.start()
         await collector.setResponseDelay(.seconds(2))  // each batch stored at once, answered 2 s later
-        let dir = NSTemporaryDirectory() + "tern-stop-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let config = simulatedBoardConfig(device: "tern-stop", directory: dir, logLevel: "warning", extra: """
-            [filter]
-            thinning = "off"    # every position goes up: this test counts deliveries
-            [uplink]
-            protocol = "tern"
-            url = "\(collector.url)"
-            timeout = "5s"
-            """)
-        try config.write(toFile: dir + "/tern.toml", atomically: true, encoding: .utf8)
-        let running = try TernExecutable.start(["run", "--config", dir + "/tern.toml"])
+        let daemon = try SimulatedDaemon("stop", uploadingTo: collector, uplink: #"timeout = "5s""#)
+        defer { daemon.removeDirectory() }
+        let running = daemon.running
 
         // Positions flowing, then the stop the moment a batch reaches the server, its answer still 2 s away.
         let flowing = await eventually(within: .seconds(60)) { await collector.snapshot().requests >= 2 }
@@ -108,7 +88,7 @@ struct HostileServerDaemonTests {
         let result = await running.finish()
         let arrived = await collector.snapshot()
         try await collector.stop()
-        let after = try QueueReader(path: dir + "/queue.sqlite").stats()
+        let after = try QueueReader(path: daemon.queuePath).stats()
         print(
             "tern run stopped with an upload under way: \(arrived.unique.count) positions at the server (\(arrived.requests) requests), "
                 + "\(after.depth) left in the queue of \(after.lastSequence ?? 0)")
@@ -121,20 +101,10 @@ struct HostileServerDaemonTests {
         let collector = Collector(logger: .quiet())
         try await collector.start()
         collector.injectFaults(.stall, rate: 1)  // every request held open, never answered, nothing stored
-        let dir = NSTemporaryDirectory() + "tern-stall-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let config = simulatedBoardConfig(device: "tern-stall", directory: dir, logLevel: "warning", extra: """
-            [filter]
-            thinning = "off"
-            [uplink]
-            protocol = "tern"
-            url = "\(collector.url)"
-            timeout = "120s"    # longer than systemd's TimeoutStopSec: only the stop's grace can end the wait
-            """)
-        try config.write(toFile: dir + "/tern.toml", atomically: true, encoding: .utf8)
-        let queuePath = dir + "/queue.sqlite"
-        let running = try TernExecutable.start(["run", "--config", dir + "/tern.toml"])
+        // The request's own timeout longer than systemd's TimeoutStopSec: only the stop's grace can end the wait.
+        let daemon = try SimulatedDaemon("stall", uploadingTo: collector, uplink: #"timeout = "120s""#)
+        defer { daemon.removeDirectory() }
+        let (queuePath, running) = (daemon.queuePath, daemon.running)
 
         // The first stored position sets off an upload, which the server holds.
         let stored = await eventually(within: .seconds(60)) { ((try? QueueReader(path: queuePath).stats().depth) ?? 0) >= 2 }
@@ -154,4 +124,37 @@ struct HostileServerDaemonTests {
         #expect(arrived.unique.isEmpty)
         #expect(Int64(after.depth) == after.lastSequence, "a position left the queue that no server stored")
     }
+}
+
+/// `tern run` on the simulated board in a fresh directory (its SQLite queue on a real file), every
+/// position uploaded (thinning off: these tests count deliveries) in Tern's protocol to `collector`,
+/// with `uplink`'s further `[uplink]` settings.
+private struct SimulatedDaemon {
+    let dir: String
+    let running: TernExecutable.Running
+    var queuePath: String { dir + "/queue.sqlite" }
+    var statusFile: StatusFile { StatusFile(path: dir + "/status.json") }
+
+    init(_ name: String, uploadingTo collector: Collector, uplink: String) throws {
+        let dir = NSTemporaryDirectory() + "tern-\(name)-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        do {
+            let config = simulatedBoardConfig(device: "tern-\(name)", directory: dir, logLevel: "warning", extra: """
+                [filter]
+                thinning = "off"
+                [uplink]
+                protocol = "tern"
+                url = "\(collector.url)"
+                \(uplink)
+                """)
+            try config.write(toFile: dir + "/tern.toml", atomically: true, encoding: .utf8)
+            running = try TernExecutable.start(["run", "--config", dir + "/tern.toml"])
+        } catch {
+            try? FileManager.default.removeItem(atPath: dir)
+            throw error
+        }
+        self.dir = dir
+    }
+
+    func removeDirectory() { try? FileManager.default.removeItem(atPath: dir) }
 }
