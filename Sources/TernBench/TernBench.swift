@@ -5,6 +5,7 @@
 //   .build/release/tern-bench latency [--cycles 100] [--baud 9600] [--speed 15] [--check]
 //   .build/release/tern-bench queue [--dir DIR] [--rows 400] [--big-mb 100]
 //   .build/release/tern-bench uplink [--positions 100000] [--trials 20]
+//   .build/release/tern-bench timing [--trace FILE:MINUTES] [--phases 0,0.3,0.8,0.95] [--draws 100] [--max-lag 0.1]
 //   .build/release/tern-bench policy [--traces DIR] [--receivers mt3339,ublox-m8] [--budget 30] [--max-interval 900] [--markdown] [--check]
 
 import ArgumentParser
@@ -16,7 +17,7 @@ struct TernBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tern-bench",
         abstract: "Benchmarks that print one JSON object.",
-        subcommands: [NMEABench.self, PolicyBench.self, SeedsBench.self, BoundsBench.self, LatencyBench.self, QueueBench.self, UplinkBench.self, HostileBench.self, MemoryBench.self, WearBench.self])
+        subcommands: [NMEABench.self, PolicyBench.self, SeedsBench.self, BoundsBench.self, TimingBench.self, LatencyBench.self, QueueBench.self, UplinkBench.self, HostileBench.self, MemoryBench.self, WearBench.self])
 }
 
 struct NMEABench: ParsableCommand {
