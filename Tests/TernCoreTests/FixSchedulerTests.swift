@@ -338,6 +338,21 @@ import TernTesting
         #expect(sut.handle(.timerFired(now: .seconds(15))) == [.deliver(fair)])
     }
 
+    @Test func aBendPastTheInterpolationsShareOfTheBudgetChargesTheBadTimeAccount() throws {
+        var sut = makeSUT()
+        _ = sut.handle(.start(now: .zero))
+        fix(&sut, at: 35, speed: 10)
+        let wake = try #require(sut.state.offUntil)
+        _ = sut.handle(.timerFired(now: wake))
+        let gap = wake.seconds + 1.5 - 35
+        // 10 → 20 m/s over the gap, the chord as long as the mean speed says: a = 10 / gap, and the
+        // chord's bend a·gap²/8 = 1.25 · gap, between the 21 m share (0.7 × 30 m) and the whole budget.
+        fix(&sut, at: 35 + gap, north: 15 * gap, speed: 20)
+        let bend = 1.25 * gap
+        try #require(bend > 21 && bend < 30)
+        #expect(abs(sut.badTime - gap * (1 - 21 / bend).squareRoot()) < 1e-6)
+    }
+
     @Test func aStillThingFoundFarFromItsLastFixChargesTheBadTimeAccount() {
         var sut = makeSUT()
         _ = sut.handle(.start(now: .zero))

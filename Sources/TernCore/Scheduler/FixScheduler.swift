@@ -38,8 +38,9 @@
 ///      (cheaper than the warm start it avoids).
 ///   6. Break-even: when the next fix is due within the break-even time (cycle energy / tracking
 ///      power), the receiver stays on and the fix at the due time is delivered.
-///   7. Bad-time account: every gap that closes on a start, stop, bend deeper than the budget, or a
-///      still thing displaced beyond it is charged its likely time beyond the budget; every interval is
+///   7. Bad-time account: every gap that closes on a start, stop, bend deeper than the interpolation's
+///      share of the budget (rule 2's `moveBudgetShare`: the rest is the fixes' own error), or a still
+///      thing displaced beyond the budget is charged its likely time beyond it; every interval is
 ///      capped so that one more such surprise keeps the account within `badTimeShare` of the elapsed
 ///      time (+ `badTimeCredit`).
 ///

@@ -70,7 +70,8 @@ public struct IntervalPolicy: Sendable, Hashable {
     }
 
     /// Charges the gap just closed with the time its interpolation likely spent beyond the budget:
-    /// a start or stop inside it (all but the time to cover 2 budgets), or a bend deeper than the budget.
+    /// a start or stop inside it (all but the time to cover 2 budgets), or a bend deeper than the
+    /// interpolation's share of the budget.
     private mutating func accountBadTime(wasStill: Bool, now: Duration) {
         // A gap without sky is not the interval's doing: a shorter interval would not have shortened it.
         guard case let .adaptive(budget, _, _) = policy, let since = lastFixAt, now > since else { return }
@@ -92,8 +93,11 @@ public struct IntervalPolicy: Sendable, Hashable {
             let d = Geodesy.distance(a.coordinate, b.coordinate)
             if d > budget { badTime += gap * (1 - budget / d) * (1 - budget / d) }
         } else if !motion.isStill {
+            // Past the interpolation's share of the budget the track is off: the rest is the fixes'
+            // own error, the same split the moving interval aims at (rule 2).
             let bend = motion.acceleration * gap * gap / 8
-            if bend > budget { badTime += gap * (1 - budget / bend).squareRoot() }
+            let allowed = budget * tuning.moveBudgetShare
+            if bend > allowed { badTime += gap * (1 - allowed / bend).squareRoot() }
         }
     }
 
