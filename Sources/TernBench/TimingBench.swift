@@ -66,8 +66,8 @@ struct TimingBench: ParsableCommand {
                     let energy = runs.map(\.energyMJ).sorted()
                     rows.append([
                         "trace": trace.name, "minutes": minutes, "receiver": receiver.name, "phase": phase,
-                        "runs": runs.count, "unlagged": ["power_cycles": Self.powerOns(runs[0]), "stored": runs[0].fixesStored],
-                        "power_cycles": Self.histogram(runs.map(Self.powerOns)), "stored": Self.histogram(runs.map(\.fixesStored)),
+                        "runs": runs.count, "unlagged": ["power_cycles": runs[0].cycles, "stored": runs[0].fixesStored],
+                        "power_cycles": Self.histogram(runs.map(\.cycles)), "stored": Self.histogram(runs.map(\.fixesStored)),
                         "energy_mj": ["min": round(energy[0]), "median": round(energy[energy.count / 2]), "max": round(energy[energy.count - 1])],
                     ])
                 }
@@ -89,17 +89,6 @@ struct TimingBench: ParsableCommand {
     private static func split(_ spec: String) -> (file: String, minutes: Double)? {
         guard let colon = spec.lastIndex(of: ":"), let minutes = Double(spec[spec.index(after: colon)...]), minutes > 0 else { return nil }
         return (String(spec[..<colon]), minutes)
-    }
-
-    /// Times the receiver went from off to on.
-    private static func powerOns(_ result: SimulationResult) -> Int {
-        var count = 0, wasOn = false
-        for change in result.powerLog {
-            let on = change.state != .off
-            if on, !wasOn { count += 1 }
-            wasOn = on
-        }
-        return count
     }
 
     /// Each value and how many runs had it, as {"22": 18, "27": 60}.
