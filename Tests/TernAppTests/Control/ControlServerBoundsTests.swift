@@ -90,8 +90,12 @@ import TernTesting
                 for _ in 0..<64 { tap.bytes(chunk) }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            // Reading now (on a thread of its own): the notice comes with the first line sent once the
-            // client caught up.
+            // Reading now (on a thread of its own), publishing as a receiver does, whether or not the
+            // client just read anything: the notice comes with the first line published once the client
+            // caught up. (Publishing only after a read missed it when the last read emptied the socket
+            // just before the server saw itself writable again: CI, 2026-11-30.)
+            var poll = timeval(tv_sec: 0, tv_usec: 200_000)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &poll, socklen_t(MemoryLayout<timeval>.size))
             let seen = try await TernExecutable.offload {
                 var window: [UInt8] = []
                 var buffer = [UInt8](repeating: 0, count: 65536)
@@ -101,10 +105,14 @@ import TernTesting
                 let deadline = clock.now + .seconds(40)
                 while clock.now < deadline {
                     let n = recv(fd, &buffer, buffer.count, 0)
-                    if n <= 0 { return false }
-                    let data = window + buffer[..<n]
-                    if String(decoding: data, as: UTF8.self).contains("lines dropped") { return true }
-                    window = Array(data.suffix(64))  // a notice cut between two reads
+                    if n == 0 { return false }  // the server hung up
+                    if n > 0 {
+                        let data = window + buffer[..<n]
+                        if String(decoding: data, as: UTF8.self).contains("lines dropped") { return true }
+                        window = Array(data.suffix(64))  // a notice cut between two reads
+                    } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+                        return false
+                    }
                     tap.bytes(chunk)
                 }
                 return false
