@@ -80,4 +80,33 @@ import TernTesting
         let retake = Fix.fixture(seconds: t + 2 + (again - now).seconds + 2, metresNorth: 201)
         #expect(scheduler.handle(.fixReceived(retake, now: again + .seconds(2))) == [.deliver(retake)])
     }
+    @Test func aDepartureShownByARecheckedFixIsChargedFromWhenThatFixSaysItSetOff() {
+        var options = FixScheduler.Options(policy: .adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900)))
+        options.plausibility = PlausibilityCheck(stillRecheck: .seconds(60))
+        options.warmUp = WarmUpRule(period: .zero)  // the check alone: fixes two seconds into a session count
+        options.tuning.badTimeCredit = .seconds(3600)  // the still interval (2 min) not capped by a young account
+        var scheduler = FixScheduler(options: options)
+        _ = scheduler.handle(.start(now: .zero))
+        _ = scheduler.handle(.fixReceived(.fixture(seconds: 2), now: .seconds(2)))
+        let first = scheduler.handle(.delivered(accepted: true, now: .seconds(2)))
+        guard case let .wake(at)? = first.last else { Issue.record("expected a wake-up, got \(first)"); return }
+        _ = scheduler.handle(.timerFired(now: at))
+        // Still by its speed, yet 60 m away: held back for a recheck.
+        let seen = at + .seconds(2)
+        let recheck = scheduler.handle(.fixReceived(.fixture(seconds: seen.seconds, metresNorth: 60), now: seen))
+        guard case let .wake(again)? = recheck.last else { Issue.record("expected a retake, got \(recheck)"); return }
+        _ = scheduler.handle(.timerFired(now: again))
+        // The retake: walking on at 2 m/s, so it set off 60 m / 2 m/s = 30 s before the held-back fix.
+        let now = again + .seconds(2)
+        let retake = Fix.fixture(seconds: now.seconds, metresNorth: 60 + 2 * (now - seen).seconds, speed: 2)
+        #expect(scheduler.handle(.fixReceived(retake, now: now)) == [.deliver(retake)])
+        _ = scheduler.handle(.delivered(accepted: true, now: now))
+        // The chord from the still fix is off by the most at the set-off, less towards either end.
+        let since = 2.0, gap = now.seconds - since, setOff = seen.seconds - 30
+        let peak = 2 * (now.seconds - setOff) * (setOff - since) / gap
+        #expect(peak > 30, "the case needs a chord off by more than the budget")
+        #expect(abs(scheduler.badTime - gap * (1 - 30 / peak)) < 1e-6)
+        // Without the date the departure could be anywhere in the gap: all but 2 budgets' walk is charged.
+        #expect(scheduler.badTime < gap - 2 * 30 / 2)
+    }
 }

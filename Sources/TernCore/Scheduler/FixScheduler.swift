@@ -40,7 +40,8 @@
 ///      power), the receiver stays on and the fix at the due time is delivered.
 ///   7. Bad-time account: every gap that closes on a start, stop, bend deeper than the interpolation's
 ///      share of the budget (rule 2's `moveBudgetShare`: the rest is the fixes' own error), or a still
-///      thing displaced beyond the budget is charged its likely time beyond it; every interval is
+///      thing displaced beyond the budget is charged its likely time beyond it (a start the plausibility
+///      check held back for a recheck from when the held-back fix says it began); every interval is
 ///      capped so that one more such surprise keeps the account within `badTimeShare` of the elapsed
 ///      time (+ `badTimeCredit`).
 ///
@@ -280,6 +281,7 @@ public struct FixScheduler: Sendable, Hashable {
                 // The next epoch would repeat a lasting error: ask again once it has changed (no
                 // later than the next fix was due anyway), and take what that fix says.
                 if attempt.rechecking { return deliver(fix, attempt: attempt) }
+                intervals.moveSeen(fix, at: now)
                 return sleep(until: now + min(check.stillRecheck, intervals.interval(now: now)), recheck: true)
             }
         }

@@ -21,6 +21,9 @@ public struct IntervalPolicy: Sendable, Hashable {
     /// When the first attempt of the current run without sky was powered (nil: the last attempt got a fix).
     private var skyLostAt: Duration?
     private var lastFixAt: Duration?
+    /// A fix that showed a still thing displaced, held back for its recheck: when, and where.
+    private var moveSeenAt: Duration?
+    private var moveSeenWhere: Coordinate?
     /// When this run started, and the seconds with sky earned before a restart (`Memory`).
     var startedAt: Duration?
     var earnedBefore: Double = 0
@@ -43,8 +46,17 @@ public struct IntervalPolicy: Sendable, Hashable {
             accountBadTime(wasStill: wasStill, now: now)
         }
         lastFixAt = now
+        moveSeenAt = nil
+        moveSeenWhere = nil
         skyLostAt = nil
         missedInARow = 0
+    }
+
+    /// A fix at `now` showed the still thing displaced and waits for its recheck (`PlausibilityCheck`):
+    /// if the recheck confirms the move, this one dates the departure.
+    mutating func moveSeen(_ fix: Fix, at now: Duration) {
+        moveSeenAt = now
+        moveSeenWhere = fix.coordinate
     }
 
     /// An attempt powered at `poweredAt` found no sky. The first of a run, while moving: the track
@@ -85,7 +97,15 @@ public struct IntervalPolicy: Sendable, Hashable {
             typicalSpeed = typicalSpeed.map { $0 + tuning.speedSmoothing * (motion.speed - $0) } ?? motion.speed
         }
         let v = max(motion.speed, motion.previous?.speed ?? 0, tuning.speedFloor)
-        if wasStill != motion.isStill, motion.previous != nil {
+        if wasStill, !motion.isStill, let seenAt = moveSeenAt, let seenWhere = moveSeenWhere, let a = motion.previous, seenAt > since {
+            // A departure dated by the fix that showed it (held back for its recheck): `d` from the
+            // still place at `seenAt`, so set off about d / v before. The chord from the still fix
+            // to this one is off by the most then, v · (now − setOff) · (setOff − since) / gap, and
+            // by less towards either end.
+            let setOff = max(since.seconds, seenAt.seconds - Geodesy.distance(a.coordinate, seenWhere) / v)
+            let peak = v * (now.seconds - setOff) * (setOff - since.seconds) / gap
+            if peak > budget { badTime += gap * (1 - budget / peak) }
+        } else if wasStill != motion.isStill, motion.previous != nil {
             badTime += max(0, gap - 2 * budget / v)
         } else if motion.isStill, let a = motion.previous, let b = motion.last {
             // Still at both ends yet displaced by d: a move at an unknown time inside the gap (or an
