@@ -12,6 +12,23 @@ import TernTesting
         return motion
     }
 
+    /// A scheduler with the still recheck at 60 s and no warm-up (the check alone: fixes two seconds
+    /// into a session count), a still fix at 2 s delivered and the receiver woken for the next one:
+    /// the scheduler and when it woke.
+    private func woken(tuning: (inout FixScheduler.Tuning) -> Void = { _ in }) -> (FixScheduler, Duration)? {
+        var options = FixScheduler.Options(policy: .adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900)))
+        options.plausibility = PlausibilityCheck(stillRecheck: .seconds(60))
+        options.warmUp = WarmUpRule(period: .zero)
+        tuning(&options.tuning)
+        var scheduler = FixScheduler(options: options)
+        _ = scheduler.handle(.start(now: .zero))
+        _ = scheduler.handle(.fixReceived(.fixture(seconds: 2), now: .seconds(2)))
+        let first = scheduler.handle(.delivered(accepted: true, now: .seconds(2)))
+        guard case let .wake(at)? = first.last else { Issue.record("expected a wake-up, got \(first)"); return nil }
+        _ = scheduler.handle(.timerFired(now: at))
+        return (scheduler, at)
+    }
+
     @Test func aStillThingThatJumpsHundredsOfMetresIsSuspect() {
         let still = motion(after: [(.fixture(seconds: 0), 0)])
         #expect(sut.suspicion(of: .fixture(seconds: 900, metresNorth: 400), at: .seconds(900), motion: still) != nil)
@@ -56,15 +73,7 @@ import TernTesting
     }
 
     @Test func aDisplacedStillFixIsRetakenAfterTheRecheckDelayAndTheRetakeIsDelivered() {
-        var options = FixScheduler.Options(policy: .adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900)))
-        options.plausibility = PlausibilityCheck(stillRecheck: .seconds(60))
-        options.warmUp = WarmUpRule(period: .zero)  // the check alone: fixes two seconds into a session count
-        var scheduler = FixScheduler(options: options)
-        _ = scheduler.handle(.start(now: .zero))
-        _ = scheduler.handle(.fixReceived(.fixture(seconds: 2), now: .seconds(2)))
-        let first = scheduler.handle(.delivered(accepted: true, now: .seconds(2)))
-        guard case let .wake(at)? = first.last else { Issue.record("expected a wake-up, got \(first)"); return }
-        _ = scheduler.handle(.timerFired(now: at))
+        guard case (var scheduler, let at)? = woken() else { return }
         let t = at.seconds
         // Still, yet 200 m away: a lasting error (the next epoch would repeat it) or a move.
         let displaced = Fix.fixture(seconds: t + 2, metresNorth: 200)
@@ -80,17 +89,10 @@ import TernTesting
         let retake = Fix.fixture(seconds: t + 2 + (again - now).seconds + 2, metresNorth: 201)
         #expect(scheduler.handle(.fixReceived(retake, now: again + .seconds(2))) == [.deliver(retake)])
     }
+
     @Test func aDepartureShownByARecheckedFixIsChargedFromWhenThatFixSaysItSetOff() {
-        var options = FixScheduler.Options(policy: .adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900)))
-        options.plausibility = PlausibilityCheck(stillRecheck: .seconds(60))
-        options.warmUp = WarmUpRule(period: .zero)  // the check alone: fixes two seconds into a session count
-        options.tuning.badTimeCredit = .seconds(3600)  // the still interval (2 min) not capped by a young account
-        var scheduler = FixScheduler(options: options)
-        _ = scheduler.handle(.start(now: .zero))
-        _ = scheduler.handle(.fixReceived(.fixture(seconds: 2), now: .seconds(2)))
-        let first = scheduler.handle(.delivered(accepted: true, now: .seconds(2)))
-        guard case let .wake(at)? = first.last else { Issue.record("expected a wake-up, got \(first)"); return }
-        _ = scheduler.handle(.timerFired(now: at))
+        // The still interval (2 min) not capped by a young account.
+        guard case (var scheduler, let at)? = woken(tuning: { $0.badTimeCredit = .seconds(3600) }) else { return }
         // Still by its speed, yet 60 m away: held back for a recheck.
         let seen = at + .seconds(2)
         let recheck = scheduler.handle(.fixReceived(.fixture(seconds: seen.seconds, metresNorth: 60), now: seen))
