@@ -22,8 +22,11 @@ public struct IntervalPolicy: Sendable, Hashable {
     private var skyLostAt: Duration?
     private var lastFixAt: Duration?
     /// A fix that showed a still thing displaced, held back for its recheck: when, and where.
-    private var moveSeenAt: Duration?
-    private var moveSeenWhere: Coordinate?
+    private var heldBack: HeldBack?
+    private struct HeldBack: Sendable, Hashable {
+        var at: Duration
+        var coordinate: Coordinate
+    }
     /// When this run started, and the seconds with sky earned before a restart (`Memory`).
     var startedAt: Duration?
     var earnedBefore: Double = 0
@@ -46,8 +49,7 @@ public struct IntervalPolicy: Sendable, Hashable {
             accountBadTime(wasStill: wasStill, now: now)
         }
         lastFixAt = now
-        moveSeenAt = nil
-        moveSeenWhere = nil
+        heldBack = nil
         skyLostAt = nil
         missedInARow = 0
     }
@@ -55,8 +57,7 @@ public struct IntervalPolicy: Sendable, Hashable {
     /// A fix at `now` showed the still thing displaced and waits for its recheck (`PlausibilityCheck`):
     /// if the recheck confirms the move, this one dates the departure.
     mutating func moveSeen(_ fix: Fix, at now: Duration) {
-        moveSeenAt = now
-        moveSeenWhere = fix.coordinate
+        heldBack = HeldBack(at: now, coordinate: fix.coordinate)
     }
 
     /// An attempt powered at `poweredAt` found no sky. The first of a run, while moving: the track
@@ -97,12 +98,12 @@ public struct IntervalPolicy: Sendable, Hashable {
             typicalSpeed = typicalSpeed.map { $0 + tuning.speedSmoothing * (motion.speed - $0) } ?? motion.speed
         }
         let v = max(motion.speed, motion.previous?.speed ?? 0, tuning.speedFloor)
-        if wasStill, !motion.isStill, let seenAt = moveSeenAt, let seenWhere = moveSeenWhere, let a = motion.previous, seenAt > since {
+        if wasStill, !motion.isStill, let seen = heldBack, let a = motion.previous, seen.at > since {
             // A departure dated by the fix that showed it (held back for its recheck): `d` from the
-            // still place at `seenAt`, so set off about d / v before. The chord from the still fix
+            // still place at `seen.at`, so set off about d / v before. The chord from the still fix
             // to this one is off by the most then, v · (now − setOff) · (setOff − since) / gap, and
             // by less towards either end.
-            let setOff = max(since.seconds, seenAt.seconds - Geodesy.distance(a.coordinate, seenWhere) / v)
+            let setOff = max(since.seconds, seen.at.seconds - Geodesy.distance(a.coordinate, seen.coordinate) / v)
             let peak = v * (now.seconds - setOff) * (setOff - since.seconds) / gap
             if peak > budget { badTime += gap * (1 - budget / peak) }
         } else if wasStill != motion.isStill, motion.previous != nil {
