@@ -54,6 +54,11 @@ public struct SimulatedFixes: Sendable {
     public struct Report: Sendable, Hashable {
         public var fix: Fix
         public var fault: Fault?
+
+        public init(fix: Fix, fault: Fault? = nil) {
+            self.fix = fix
+            self.fault = fault
+        }
     }
 
     /// The `number`th fix (from 1) of a power-on that started as `startUp`, dated `time` (increasing),

@@ -99,16 +99,12 @@ public final class SimulatedGPS: Sendable {
 
     public var stats: Stats { counters.withLock { $0 } }
 
-    /// The position this receiver reported in its fix dated `time` (nil: it reported none then, or
-    /// long ago): what a stored position must be, whatever the receiver's error.
-    public func reportedPosition(at time: Date) -> Coordinate? {
-        reports.withLock { $0[Self.key(time)]?.fix.coordinate }
-    }
-
-    /// The fault the error model put in the fix dated `time` (an outlier, a stale repeat), if any:
-    /// what the board knows and Tern must find out from the fixes alone.
-    public func fault(at time: Date) -> SimulatedFixes.Fault? {
-        reports.withLock { $0[Self.key(time)]?.fault }
+    /// The fix this receiver reported dated `time` (nil: it reported none then, or long ago), and the
+    /// fault the error model put in it (an outlier, a stale repeat), if any: what a stored position
+    /// must be, whatever the receiver's error, and what the board knows and Tern must find out from
+    /// the fixes alone.
+    public func report(at time: Date) -> SimulatedFixes.Report? {
+        reports.withLock { $0[Self.key(time)] }
     }
 
     private func noteReport(_ report: SimulatedFixes.Report) {

@@ -57,8 +57,7 @@ public final class BoardAudit: Sendable {
     private let now: @Sendable () -> Double
     private let utc: @Sendable (Double) -> Date
     private let truth: @Sendable (Date) -> Coordinate
-    private let reported: @Sendable (Date) -> Coordinate?
-    private let fault: @Sendable (Date) -> SimulatedFixes.Fault?
+    private let report: @Sendable (Date) -> SimulatedFixes.Report?
     private let jump: JumpRule
     private let logger: Logger
 
@@ -68,25 +67,19 @@ public final class BoardAudit: Sendable {
 
     /// Audits against `board.gps`'s own reports and faults, and `filter`'s jump rule.
     public convenience init(board: SimulatedBoard, filter: StandardLocationFilter.Options, logger: Logger) {
-        self.init(
-            board: board, reported: { [gps = board.gps] in gps.reportedPosition(at: $0) }, fault: { [gps = board.gps] in gps.fault(at: $0) },
-            jump: filter.jumpRule, logger: logger)
+        self.init(board: board, report: { [gps = board.gps] in gps.report(at: $0) }, jump: filter.jumpRule, logger: logger)
     }
 
     /// - Parameters:
-    ///   - reported: the position the receiver reported in its fix of a time, if any.
-    ///   - fault: the fault the error model put in the fix of a time, if any.
+    ///   - report: the fix the receiver reported dated a time, if any, with the fault the error model
+    ///     put in it.
     ///   - jump: the filter's jump rule.
-    public init(
-        board: SimulatedBoard, reported: @escaping @Sendable (Date) -> Coordinate?,
-        fault: @escaping @Sendable (Date) -> SimulatedFixes.Fault? = { _ in nil }, jump: JumpRule, logger: Logger
-    ) {
+    public init(board: SimulatedBoard, report: @escaping @Sendable (Date) -> SimulatedFixes.Report?, jump: JumpRule, logger: Logger) {
         let clock = board.clock, gps = board.gps, route = board.route
         now = { clock.now.offset.seconds }
         utc = { gps.utc(at: $0) }
         truth = { [start = gps.utc(at: 0)] time in route.state(at: time.timeIntervalSince(start)).coordinate }
-        self.reported = reported
-        self.fault = fault
+        self.report = report
         self.jump = jump
         self.logger = logger
         board.power.observe { [weak self] on in
@@ -102,7 +95,7 @@ public final class BoardAudit: Sendable {
     /// commit, perhaps after the next power-on): measured after the power-on that produced it.
     public func accepted(_ fix: Fix) {
         let accepted = now()
-        let faulty = fault(fix.time) != nil
+        let faulty = report(fix.time)?.fault != nil
         state.withLock { state in
             defer { state.lastAccepted = fix }
             guard faulty else { return }
@@ -120,7 +113,8 @@ public final class BoardAudit: Sendable {
     public func stored(_ position: Position) {
         let fix = position.fix
         let error = Geodesy.distance(fix.coordinate, truth(fix.time))
-        let faulty = fault(fix.time)
+        let reported = report(fix.time)
+        let faulty = reported?.fault
         let pastTheFilter = state.withLock { state in
             state.summary.checked += 1
             state.summary.worstErrorM = max(state.summary.worstErrorM, error)
@@ -138,7 +132,7 @@ public final class BoardAudit: Sendable {
                 "simulated board: a faulty report the filter's jump rule rejects was stored",
                 metadata: ["fix_time": "\(WireTime.format(fix.time))", "fault": "\(faulty)", "error_m": "\(Int(error.rounded()))"])
         }
-        let off = reported(fix.time).map { Geodesy.distance(fix.coordinate, $0) }
+        let off = reported.map { Geodesy.distance(fix.coordinate, $0.fix.coordinate) }
         if let off, off <= Self.toleranceM { return }
         state.withLock { $0.summary.untrue += 1 }
         logger.error(

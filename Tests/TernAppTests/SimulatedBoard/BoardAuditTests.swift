@@ -11,17 +11,19 @@ import TernTesting
     /// every time, the route's position 6 m east.
     private func rig() throws -> (board: SimulatedBoard, sut: BoardAudit) {
         let board = try SimulatedBoard(speed: 0.001, seed: 1, startTime: Date(timeIntervalSince1970: 1_795_219_200))
-        let reported: @Sendable (Date) -> Coordinate? = { [route = board.route, start = board.gps.utc(at: 0)] time in
-            Geodesy.destination(from: route.state(at: time.timeIntervalSince(start)).coordinate, distance: 6, bearing: 90)
+        let reported: @Sendable (Date) -> SimulatedFixes.Report? = { [route = board.route, start = board.gps.utc(at: 0)] time in
+            let truth = route.state(at: time.timeIntervalSince(start)).coordinate
+            return SimulatedFixes.Report(
+                fix: Fix(time: time, coordinate: Geodesy.destination(from: truth, distance: 6, bearing: 90), quality: .gps, accuracy: 4))
         }
-        return (board, BoardAudit(board: board, reported: reported, jump: Self.jump, logger: .quiet()))
+        return (board, BoardAudit(board: board, report: reported, jump: Self.jump, logger: .quiet()))
     }
 
     /// The shipped filter's jump rule: 70 m/s, 100 m.
     static let jump = JumpRule(maxSpeed: 70, tolerance: 100)
 
-    /// A board audited against a receiver that reported each time's position as given, with `faulty`
-    /// the times (board seconds) its error model made faulty.
+    /// A board audited against a receiver that reported only at `faulty` (board seconds), each time
+    /// an outlier 500 m east of the route; `reported` makes each second's fix `metresOff` east of it.
     private func rig(faulty: Set<Double>) throws -> (board: SimulatedBoard, sut: BoardAudit, reported: @Sendable (Double, Double) -> Fix) {
         let board = try SimulatedBoard(speed: 0.001, seed: 1, startTime: Date(timeIntervalSince1970: 1_795_219_200))
         let start = board.gps.utc(at: 0)
@@ -32,9 +34,12 @@ import TernTesting
                 time: start.addingTimeInterval(second), coordinate: Geodesy.destination(from: truth, distance: metresOff, bearing: 90),
                 quality: .gps, accuracy: 4)
         }
-        let offsets = faulty
         let sut = BoardAudit(
-            board: board, reported: { _ in nil }, fault: { time in offsets.contains(time.timeIntervalSince(start)) ? .outlier(offsetM: 500) : nil },
+            board: board,
+            report: { time in
+                let second = time.timeIntervalSince(start)
+                return faulty.contains(second) ? SimulatedFixes.Report(fix: report(second, 500), fault: .outlier(offsetM: 500)) : nil
+            },
             jump: Self.jump, logger: .quiet())
         return (board, sut, report)
     }
@@ -85,7 +90,7 @@ import TernTesting
 
     @Test func aPositionWhenTheReceiverReportedNoneIsUntrue() async throws {
         let board = try SimulatedBoard(speed: 0.001, seed: 1, startTime: Date(timeIntervalSince1970: 1_795_219_200))
-        let sut = BoardAudit(board: board, reported: { _ in nil }, jump: Self.jump, logger: .quiet())
+        let sut = BoardAudit(board: board, report: { _ in nil }, jump: Self.jump, logger: .quiet())
         sut.stored(position(board, second: 1))
         #expect(sut.summary.untrue == 1)
     }
@@ -97,10 +102,10 @@ import TernTesting
         defer { gps.cancel() }
         // The first fix comes after a cold start (~35 s simulated: under a second at 50x).
         let reported = await eventually(within: .seconds(20)) {
-            board.gps.reportedPosition(at: board.gps.utc(at: 40)) != nil
+            board.gps.report(at: board.gps.utc(at: 40)) != nil
         }
         #expect(reported)
-        #expect(board.gps.reportedPosition(at: board.gps.utc(at: 40.5)) == nil)
+        #expect(board.gps.report(at: board.gps.utc(at: 40.5)) == nil)
     }
 
     @Test func aFaultyFixTheJumpRuleRejectsFailsTheAuditWhenStored() async throws {
