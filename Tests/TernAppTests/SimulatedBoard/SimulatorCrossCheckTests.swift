@@ -17,7 +17,9 @@ import TernTesting
 /// the device's; the time limit grows with it).
 private let crossCheckSpeed = ProcessInfo.processInfo.environment["TERN_CROSSCHECK_SPEED"].flatMap(Double.init).map { max(1, $0) } ?? 10
 
-@Suite(.timeLimit(.minutes(Int(100 / crossCheckSpeed) + 1))) struct SimulatorCrossCheckTests {
+/// The suite's limit: each trace's real path may run twice (`compare`), some 56 minutes of traces per
+/// receiver, scaled.
+@Suite(.timeLimit(.minutes(Int(2 * 60 / crossCheckSpeed) + 2))) struct SimulatorCrossCheckTests {
     static let traces = URL(filePath: #filePath).deletingLastPathComponent()
         .appending(path: "../../TernSimulationTests/Traces").standardized.path
 
@@ -152,13 +154,35 @@ private let crossCheckSpeed = ProcessInfo.processInfo.environment["TERN_CROSSCHE
         /// The same, each power-on lagged as the rig may lag it (`rigLags` draws): the schedules the
         /// rig's timing can make of the run.
         var lagged: [(cycles: [Double], stored: Int)]
+        /// The same again at places of the GPS's second drawn anew (`rigLags` draws): the schedules
+        /// a timing finer than the replay's milliseconds can make of it.
+        var elsewhere: [(cycles: [Double], stored: Int)]
         /// The lags replayed into `simulated`, seconds, one per power-on while the runs were in step.
         var replayedLags: [Double]
+        /// The largest lag of an earlier real run of this trace, which was run again for it (`compare`).
+        var ranAgainAfterLag: Double?
+    }
+
+    /// `minutes` of a trace through both paths (`compareOnce`). A real run whose measured lags show the
+    /// rig holding a power-on back longer than `rigLags.most` (a stall of the loaded CI machine, 46 ms
+    /// of wall time scaled to 464 ms, where the device's own lags are a few ms) is not a run of the
+    /// timing the comparison models: the rig may also have held back its fixes and power-offs then,
+    /// which no replay covers (the simulator with that lag replayed stayed at 22 cycles where the real
+    /// run took 30). So such a run is run again, once, whatever its figures; the second run is
+    /// compared as it comes, disturbed or not. Both are printed.
+    private func compare(file: String, minutes: Double, receiver: ReceiverModel, seed: UInt64) async throws -> Comparison {
+        let first = try await compareOnce(file: file, minutes: minutes, receiver: receiver, seed: seed)
+        guard let late = first.replayedLags.max(), late > Self.rigLags.most else { return first }
+        print(
+            "cross-check: \(file) \(receiver.name): the rig held a power-on back \(Int((late * 1000).rounded())) ms (beyond the \(Int(Self.rigLags.most * 1000)) ms modelled); real \(first.real.cycles.count) cycles, \(first.real.stored) stored, not compared; running it again")
+        var again = try await compareOnce(file: file, minutes: minutes, receiver: receiver, seed: seed)
+        again.ranAgainAfterLag = late
+        return again
     }
 
     /// `minutes` of a trace through the real path at 10× and through `simulate`, with the shipped
     /// configuration and `receiver`'s energy profile.
-    private func compare(file: String, minutes: Double, receiver: ReceiverModel, seed: UInt64) async throws -> Comparison {
+    private func compareOnce(file: String, minutes: Double, receiver: ReceiverModel, seed: UInt64) async throws -> Comparison {
         let config = try TernConfig.parse(SimulatedBoardProfile.text)
         var scheduler = config.scheduler
         scheduler.energy = receiver.energy
@@ -200,15 +224,20 @@ private let crossCheckSpeed = ProcessInfo.processInfo.environment["TERN_CROSSCHE
             (Self.cycles(result.powerLog.map { ($0.state != .off, $0.time) }, within: window), result.fixesStored)
         }
         var random = SplitMix64(seed: seed)
-        let lagged = (0..<Self.rigLags.draws).map { _ in
-            var options = benchmarked
-            options.powerOnDelays = (0..<2 * max(100, realOns.count)).map { _ in Double.random(in: 0...Self.rigLags.most, using: &random) }
-            return cycles(simulate(trace: trace.from(second: origin), options: options, scheduler: scheduler))
+        func lagged(atPlaceDrawn: Bool) -> [(cycles: [Double], stored: Int)] {
+            (0..<Self.rigLags.draws).map { _ in
+                var options = benchmarked
+                if atPlaceDrawn { options.epochPhase = Double.random(in: 0..<1, using: &random) }
+                options.powerOnDelays = (0..<2 * max(100, realOns.count)).map { _ in Double.random(in: 0...Self.rigLags.most, using: &random) }
+                return cycles(simulate(trace: trace.from(second: origin), options: options, scheduler: scheduler))
+            }
         }
         return Comparison(
             trace: file,
             real: (Self.cycles(real.changes.map { ($0.on, $0.at - origin) }, within: window), real.stored),
-            simulated: cycles(simulated), asBenchmarked: cycles(asBenchmarked), lagged: lagged, replayedLags: options.powerOnDelays)
+            simulated: cycles(simulated), asBenchmarked: cycles(asBenchmarked), lagged: lagged(atPlaceDrawn: false),
+            elsewhere: lagged(atPlaceDrawn: true), replayedLags: options.powerOnDelays,
+            ranAgainAfterLag: nil)
     }
 
     /// The runs (the traces × 2 receivers) of the shipped configuration, once for the suite's tests.
@@ -266,7 +295,7 @@ private let crossCheckSpeed = ProcessInfo.processInfo.environment["TERN_CROSSCHE
         for (receiver, run) in runs {
             let lags = run.replayedLags.map { ($0 * 1000).rounded() }
             print(
-                "cross-check (replayed) \(run.trace) \(receiver.name): \(run.real.cycles.count) / \(run.simulated.cycles.count) cycles (real / simulated), on-time per cycle \(Self.mean(run.real.cycles)) / \(Self.mean(run.simulated.cycles)) s, stored \(run.real.stored) / \(run.simulated.stored); \(lags.count) power-ons replayed, lags ms min \(lags.min() ?? 0) median \(lags.sorted()[safe: lags.count / 2] ?? 0) max \(lags.max() ?? 0)")
+                "cross-check (replayed) \(run.trace) \(receiver.name): \(run.real.cycles.count) / \(run.simulated.cycles.count) cycles (real / simulated), on-time per cycle \(Self.mean(run.real.cycles)) / \(Self.mean(run.simulated.cycles)) s, stored \(run.real.stored) / \(run.simulated.stored); \(lags.count) power-ons replayed, lags ms min \(lags.min() ?? 0) median \(lags.sorted()[safe: lags.count / 2] ?? 0) max \(lags.max() ?? 0)\(Self.ranAgain(run))")
             #expect(Self.agree(Self.mean(run.simulated.cycles), Self.mean(run.real.cycles), within: 0.25), "\(run.trace) \(receiver.name): on-time per cycle")
             #expect(abs(run.simulated.stored - run.real.stored) <= max(3, run.real.stored / 4), "\(run.trace) \(receiver.name): stored")
         }
@@ -284,12 +313,17 @@ private let crossCheckSpeed = ProcessInfo.processInfo.environment["TERN_CROSSCHE
     /// tens of milliseconds later can put a fix one epoch later, and the run goes on as another run of
     /// the process (on Cerknica with the u-blox M8, 22, 27 or 43 power cycles for lags of 0-100 ms; on
     /// Korita with the MT3339, 29 or 55). Which of those the real path's lags pick is not the
-    /// simulator's to say; so the real run is compared with the one of the simulator's runs under the
-    /// rig's lags (`rigLags`, and none) nearest to it in power cycles and positions stored: its power
-    /// cycles within max(2, 10 %), its receiver-on time per cycle within 20 % and positions stored
-    /// within max(2, 10 %) per run; over the receiver's traces, on-time per cycle within 10 % and
-    /// positions stored within 5 %. The spread is printed with each run. Only the alignment of the two
-    /// schedules is taken from the real run (where the gateway's 0 fell in the GPS's second).
+    /// simulator's to say, and lags alone do not make all of them: a run whose lags were all within
+    /// 14 ms took Cerknica's 43-cycle schedule on the u-blox M8 where the simulator with the lags
+    /// replayed, and each of 64 runs with the rig's lags, took 24 (a fix's time within a millisecond
+    /// of an epoch decides it, finer than the replay). So the real run is compared with the one of the
+    /// simulator's runs nearest to it in power cycles and positions stored, among: none lagged, the
+    /// rig's lags (`rigLags`) at the run's place of the GPS's second, and the rig's lags at places
+    /// drawn anew (the place is as much chance on the device, `tern-bench timing`): its power cycles
+    /// within max(2, 10 %), its receiver-on time per cycle within 20 % and positions stored within
+    /// max(2, 10 %) per run; over the receiver's traces, on-time per cycle within 10 % and positions
+    /// stored within 5 %. The spread is printed with each run. The on-time per cycle is not what the
+    /// nearest run is chosen by, so it still tells a model that misses part of a cycle.
     @Test(
         .enabled(
             if: ProcessInfo.processInfo.environment["TERN_CROSSCHECK"] == "1",
@@ -301,10 +335,10 @@ private let crossCheckSpeed = ProcessInfo.processInfo.environment["TERN_CROSSCHE
             #expect(mine.count == Self.productionTraces.count)
             var nearest: [(cycles: [Double], stored: Int)] = []
             for run in mine {
-                let match = try #require(([run.asBenchmarked] + run.lagged).min { Self.distance($0, run.real) < Self.distance($1, run.real) })
+                let match = try #require(([run.asBenchmarked] + run.lagged + run.elsewhere).min { Self.distance($0, run.real) < Self.distance($1, run.real) })
                 nearest.append(match)
                 print(
-                    "cross-check (as benchmarked) \(run.trace) \(receiver.name): real \(run.real.cycles.count) cycles, \(Self.mean(run.real.cycles)) s each, \(run.real.stored) stored; simulated without lags \(run.asBenchmarked.cycles.count), \(Self.mean(run.asBenchmarked.cycles)) s, \(run.asBenchmarked.stored); with the rig's lags (\(run.lagged.count) runs) cycles \(Self.histogram(run.lagged.map(\.cycles.count))), stored \(Self.histogram(run.lagged.map(\.stored))); nearest \(match.cycles.count), \(Self.mean(match.cycles)) s, \(match.stored)")
+                    "cross-check (as benchmarked) \(run.trace) \(receiver.name): real \(run.real.cycles.count) cycles, \(Self.mean(run.real.cycles)) s each, \(run.real.stored) stored; simulated without lags \(run.asBenchmarked.cycles.count), \(Self.mean(run.asBenchmarked.cycles)) s, \(run.asBenchmarked.stored); with the rig's lags (\(run.lagged.count) runs) cycles \(Self.histogram(run.lagged.map(\.cycles.count))), stored \(Self.histogram(run.lagged.map(\.stored))); at other places of the second (\(run.elsewhere.count) runs) cycles \(Self.histogram(run.elsewhere.map(\.cycles.count))), stored \(Self.histogram(run.elsewhere.map(\.stored))); nearest \(match.cycles.count), \(Self.mean(match.cycles)) s, \(match.stored)\(Self.ranAgain(run))")
                 #expect(
                     abs(match.cycles.count - run.real.cycles.count) <= max(2, run.real.cycles.count / 10),
                     "\(run.trace) \(receiver.name): power cycles real \(run.real.cycles.count), simulated at best \(match.cycles.count)")
@@ -329,8 +363,13 @@ private let crossCheckSpeed = ProcessInfo.processInfo.environment["TERN_CROSSCHE
     }
 
     /// How late the rig may switch the receiver on: each power-on up to `most` seconds (10-50 ms at
-    /// 10×, more on a loaded machine), `draws` runs.
+    /// 10×, more on a loaded machine; a run lagged more is run again, `compare`), `draws` runs.
     static let rigLags = (draws: 64, most: 0.1)
+
+    /// "; run again after a lag of 464 ms", or nothing.
+    private static func ranAgain(_ run: Comparison) -> String {
+        run.ranAgainAfterLag.map { "; run again after a lag of \(Int(($0 * 1000).rounded())) ms" } ?? ""
+    }
 
     /// How far a simulated run is from the real one: the relative differences in power cycles and in
     /// positions stored, added.
