@@ -315,15 +315,16 @@ private let crossCheckSpeed = ProcessInfo.processInfo.environment["TERN_CROSSCHE
     /// Korita with the MT3339, 29 or 55). Which of those the real path's lags pick is not the
     /// simulator's to say, and lags alone do not make all of them: a run whose lags were all within
     /// 14 ms took Cerknica's 43-cycle schedule on the u-blox M8 where the simulator with the lags
-    /// replayed, and each of 64 runs with the rig's lags, took 24 (a fix's time within a millisecond
-    /// of an epoch decides it, finer than the replay). So the real run is compared with the one of the
-    /// simulator's runs nearest to it in power cycles and positions stored, among: none lagged, the
-    /// rig's lags (`rigLags`) at the run's place of the GPS's second, and the rig's lags at places
-    /// drawn anew (the place is as much chance on the device, `tern-bench timing`): its power cycles
-    /// within max(2, 10 %), its receiver-on time per cycle within 20 % and positions stored within
-    /// max(2, 10 %) per run; over the receiver's traces, on-time per cycle within 10 % and positions
-    /// stored within 5 %. The spread is printed with each run. The on-time per cycle is not what the
-    /// nearest run is chosen by, so it still tells a model that misses part of a cycle.
+    /// replayed, and each of 64 runs with the rig's lags, took 24 (where the two parted was not traced:
+    /// a timing finer than the replay's milliseconds, or a fix or power-off the rig held back). So the
+    /// real run is compared with the one of the simulator's runs nearest to it in power cycles and
+    /// positions stored, among: none lagged, the rig's lags (`rigLags`) at the run's place of the GPS's
+    /// second, and the rig's lags at places drawn anew (the place is as much chance on the device,
+    /// `tern-bench timing`): its power cycles within max(2, 10 %), its receiver-on time per cycle
+    /// within 20 % and positions stored within max(2, 10 %) per run; over the receiver's traces,
+    /// on-time per cycle within 10 % and positions stored within 5 %. The spread is printed with each
+    /// run. The on-time per cycle is not what the nearest run is chosen by, so it still tells a model
+    /// that misses part of a cycle.
     @Test(
         .enabled(
             if: ProcessInfo.processInfo.environment["TERN_CROSSCHECK"] == "1",
