@@ -284,7 +284,11 @@ private let crossCheckSpeed = ProcessInfo.processInfo.environment["TERN_CROSSCHE
     /// the rig's scaled delays still put a run out of step, from there the two differ as two runs of one
     /// process. So the figures are pooled over the traces × 2 receivers: the mean receiver-on time per
     /// power cycle within 10 %, the positions stored within 5 %; and no single run further off than
-    /// 25 % (or 3 positions).
+    /// 25 % in on-time per cycle, nor in positions stored than 25 % (or 3), or than the simulator's own
+    /// runs of the trace differ from each other where that is more (`storedSpread`: on Cerknica with
+    /// the MT3339 13 to 21 positions over places of the GPS's second; a real run there that parted
+    /// from the replay after 10 power-ons stored 21 where the replayed run, unlagged from there,
+    /// stored 15).
     @Test(
         .enabled(
             if: ProcessInfo.processInfo.environment["TERN_CROSSCHECK"] == "1",
@@ -297,7 +301,9 @@ private let crossCheckSpeed = ProcessInfo.processInfo.environment["TERN_CROSSCHE
             print(
                 "cross-check (replayed) \(run.trace) \(receiver.name): \(run.real.cycles.count) / \(run.simulated.cycles.count) cycles (real / simulated), on-time per cycle \(Self.mean(run.real.cycles)) / \(Self.mean(run.simulated.cycles)) s, stored \(run.real.stored) / \(run.simulated.stored); \(lags.count) power-ons replayed, lags ms min \(lags.min() ?? 0) median \(lags.sorted()[safe: lags.count / 2] ?? 0) max \(lags.max() ?? 0)\(Self.ranAgain(run))")
             #expect(Self.agree(Self.mean(run.simulated.cycles), Self.mean(run.real.cycles), within: 0.25), "\(run.trace) \(receiver.name): on-time per cycle")
-            #expect(abs(run.simulated.stored - run.real.stored) <= max(3, run.real.stored / 4), "\(run.trace) \(receiver.name): stored")
+            #expect(
+                abs(run.simulated.stored - run.real.stored) <= max(3, run.real.stored / 4, Self.storedSpread(run)),
+                "\(run.trace) \(receiver.name): stored real \(run.real.stored), replayed \(run.simulated.stored), the simulator's runs \(Self.storedSpread(run)) apart at most")
         }
         let real = runs.flatMap(\.1.real.cycles), simulated = runs.flatMap(\.1.simulated.cycles)
         let storedReal = runs.map(\.1.real.stored).reduce(0, +), storedSimulated = runs.map(\.1.simulated.stored).reduce(0, +)
@@ -366,6 +372,13 @@ private let crossCheckSpeed = ProcessInfo.processInfo.environment["TERN_CROSSCHE
     /// How late the rig may switch the receiver on: each power-on up to `most` seconds (10-50 ms at
     /// 10×, more on a loaded machine; a run lagged more is run again, `compare`), `draws` runs.
     static let rigLags = (draws: 64, most: 0.1)
+
+    /// How far apart the positions stored by the simulator's runs of a trace (as benchmarked, lagged,
+    /// at other places of the second) lie: what the timing alone makes of the run.
+    private static func storedSpread(_ run: Comparison) -> Int {
+        let stored = ([run.asBenchmarked] + run.lagged + run.elsewhere).map(\.stored)
+        return (stored.max() ?? 0) - (stored.min() ?? 0)
+    }
 
     /// "; run again after a lag of 464 ms", or nothing.
     private static func ranAgain(_ run: Comparison) -> String {
