@@ -161,6 +161,10 @@ private let crossCheckSpeed = ProcessInfo.processInfo.environment["TERN_CROSSCHE
         var replayedLags: [Double]
         /// The largest lag of an earlier real run of this trace, which was run again for it (`compare`).
         var ranAgainAfterLag: Double?
+
+        /// The simulator's runs of the trace as the benchmarks run it: unlagged first, then lagged at
+        /// the run's place of the second and at places drawn anew.
+        var benchmarkRuns: [(cycles: [Double], stored: Int)] { [asBenchmarked] + lagged + elsewhere }
     }
 
     /// `minutes` of a trace through both paths (`compareOnce`). A real run whose measured lags show the
@@ -301,9 +305,10 @@ private let crossCheckSpeed = ProcessInfo.processInfo.environment["TERN_CROSSCHE
             print(
                 "cross-check (replayed) \(run.trace) \(receiver.name): \(run.real.cycles.count) / \(run.simulated.cycles.count) cycles (real / simulated), on-time per cycle \(Self.mean(run.real.cycles)) / \(Self.mean(run.simulated.cycles)) s, stored \(run.real.stored) / \(run.simulated.stored); \(lags.count) power-ons replayed, lags ms min \(lags.min() ?? 0) median \(lags.sorted()[safe: lags.count / 2] ?? 0) max \(lags.max() ?? 0)\(Self.ranAgain(run))")
             #expect(Self.agree(Self.mean(run.simulated.cycles), Self.mean(run.real.cycles), within: 0.25), "\(run.trace) \(receiver.name): on-time per cycle")
+            let spread = Self.storedSpread(run)
             #expect(
-                abs(run.simulated.stored - run.real.stored) <= max(3, run.real.stored / 4, Self.storedSpread(run)),
-                "\(run.trace) \(receiver.name): stored real \(run.real.stored), replayed \(run.simulated.stored), the simulator's runs \(Self.storedSpread(run)) apart at most")
+                abs(run.simulated.stored - run.real.stored) <= max(3, run.real.stored / 4, spread),
+                "\(run.trace) \(receiver.name): stored real \(run.real.stored), replayed \(run.simulated.stored), the simulator's runs \(spread) apart at most")
         }
         let real = runs.flatMap(\.1.real.cycles), simulated = runs.flatMap(\.1.simulated.cycles)
         let storedReal = runs.map(\.1.real.stored).reduce(0, +), storedSimulated = runs.map(\.1.simulated.stored).reduce(0, +)
@@ -342,7 +347,7 @@ private let crossCheckSpeed = ProcessInfo.processInfo.environment["TERN_CROSSCHE
             #expect(mine.count == Self.productionTraces.count)
             var nearest: [(cycles: [Double], stored: Int)] = []
             for run in mine {
-                let match = try #require(([run.asBenchmarked] + run.lagged + run.elsewhere).min { Self.distance($0, run.real) < Self.distance($1, run.real) })
+                let match = try #require(run.benchmarkRuns.min { Self.distance($0, run.real) < Self.distance($1, run.real) })
                 nearest.append(match)
                 print(
                     "cross-check (as benchmarked) \(run.trace) \(receiver.name): real \(run.real.cycles.count) cycles, \(Self.mean(run.real.cycles)) s each, \(run.real.stored) stored; simulated without lags \(run.asBenchmarked.cycles.count), \(Self.mean(run.asBenchmarked.cycles)) s, \(run.asBenchmarked.stored); with the rig's lags (\(run.lagged.count) runs) cycles \(Self.histogram(run.lagged.map(\.cycles.count))), stored \(Self.histogram(run.lagged.map(\.stored))); at other places of the second (\(run.elsewhere.count) runs) cycles \(Self.histogram(run.elsewhere.map(\.cycles.count))), stored \(Self.histogram(run.elsewhere.map(\.stored))); nearest \(match.cycles.count), \(Self.mean(match.cycles)) s, \(match.stored)\(Self.ranAgain(run))")
@@ -376,7 +381,7 @@ private let crossCheckSpeed = ProcessInfo.processInfo.environment["TERN_CROSSCHE
     /// How far apart the positions stored by the simulator's runs of a trace (as benchmarked, lagged,
     /// at other places of the second) lie: what the timing alone makes of the run.
     private static func storedSpread(_ run: Comparison) -> Int {
-        let stored = ([run.asBenchmarked] + run.lagged + run.elsewhere).map(\.stored)
+        let stored = run.benchmarkRuns.map(\.stored)
         return (stored.max() ?? 0) - (stored.min() ?? 0)
     }
 
