@@ -5,8 +5,11 @@ import TernTesting
 @Suite struct FixSchedulerSummaryTests {
     private let adaptive = FixPolicy.adaptive(errorBudget: 30, minInterval: .seconds(5), maxInterval: .seconds(900))
 
+    /// No warm-up: each cycle's first fix is taken (the summary's figures alone).
     private func makeSUT(_ policy: FixPolicy) -> FixScheduler {
-        FixScheduler(options: .init(policy: policy, acquisitionTimeout: .seconds(30)))
+        var options = FixScheduler.Options(policy: policy, acquisitionTimeout: .seconds(30))
+        options.warmUp = WarmUpRule(period: .zero)
+        return FixScheduler(options: options)
     }
 
     /// Feeds a good still fix at `seconds` and its acceptance.

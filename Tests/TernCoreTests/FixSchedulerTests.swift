@@ -5,11 +5,11 @@ import TernTesting
 @Suite struct FixSchedulerTests {
     private func makeSUT(
         _ policy: FixPolicy = .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)),
-        timeout: Int = 30
+        timeout: Int = 30, warmUp: Duration = .zero
     ) -> FixScheduler {
         var options = FixScheduler.Options(policy: policy, acquisitionTimeout: .seconds(timeout), accuracyTarget: 15)
-        // The interval rules alone: no warm-up wait, no plausibility recheck (their own tests cover them).
-        options.warmUp = WarmUpRule(period: .zero)
+        // The interval rules alone: no warm-up wait unless asked, no plausibility recheck (their own tests cover them).
+        options.warmUp = WarmUpRule(period: warmUp)
         options.plausibility = nil
         return FixScheduler(options: options)
     }
@@ -269,13 +269,15 @@ import TernTesting
         // A parked receiver on 900 s intervals: fixes 35 + 901.5·k s; the one after 6345.5 s would land
         // past the window (7235 s), so that cycle comes forward to 30 s before the end and refreshes,
         // instead of refreshing at 6345.5 s and throwing away 15 minutes of ephemeris.
-        var sut = FixScheduler(options: .init(
+        var options = FixScheduler.Options(
             policy: .adaptive(errorBudget: 30, minInterval: .seconds(1), maxInterval: .seconds(900)),
-            acquisitionTimeout: .seconds(30), tuning: tuned { $0.stillMinimum = .seconds(900); $0.badTimeShare = 0 }))
+            acquisitionTimeout: .seconds(30), tuning: tuned { $0.stillMinimum = .seconds(900); $0.badTimeShare = 0 })
+        options.warmUp = WarmUpRule(period: .zero)  // every fix taken as it comes: the refresh's timing alone
+        var sut = FixScheduler(options: options)
         _ = sut.handle(.start(now: .zero))
         var at = 35.0
         var wakes: [Double] = []
-        while sut.ephemerisRefreshes == 0, at < 8000 {
+        while sut.ephemerisRefreshes == 0, at < 8000, wakes.count < 100 {
             let next = wakeTime(fix(&sut, at: at)) ?? .zero
             wakes.append(next.seconds)
             _ = sut.handle(.timerFired(now: next))
@@ -336,6 +338,38 @@ import TernTesting
         let fair = Fix.fixture(seconds: 10, accuracy: 25)
         #expect(sut.handle(.fixReceived(fair, now: .seconds(10))) == [.wake(at: .seconds(15))])
         #expect(sut.handle(.timerFired(now: .seconds(15))) == [.deliver(fair)])
+    }
+
+    /// A stop's first fix taken past the warm-up, then the next cycle's first fix `north` metres from it.
+    private func nextStillCycle(north: Double) -> (fix: Fix, actions: [FixSchedulerAction]) {
+        var sut = makeSUT(timeout: 30, warmUp: .seconds(3))
+        _ = sut.handle(.start(now: .zero))
+        _ = sut.handle(.fixReceived(.fixture(seconds: 1, speed: 0.1), now: .seconds(1)))
+        _ = sut.handle(.fixReceived(.fixture(seconds: 4, speed: 0.1), now: .seconds(4)))
+        let wake = wakeTime(sut.handle(.delivered(accepted: true, now: .seconds(4)))) ?? .zero
+        _ = sut.handle(.timerFired(now: wake))
+        let fix = Fix.fixture(seconds: wake.seconds + 1, metresNorth: north, speed: 0.1)
+        return (fix, sut.handle(.fixReceived(fix, now: wake + .seconds(1))))
+    }
+
+    @Test func aStillFixThatConfirmsTheStopIsTakenAtOnceInTheWarmUp() {
+        let (fix, actions) = nextStillCycle(north: 5)
+        #expect(actions == [.deliver(fix)])
+    }
+
+    @Test func aStillFixDisplacedFromTheStopWaitsOutTheWarmUp() {
+        let (_, actions) = nextStillCycle(north: 40)
+        #expect(!actions.contains { if case .deliver = $0 { true } else { false } })
+    }
+
+    @Test func aStillFixThatStartsAStopWaitsOutTheWarmUp() {
+        var sut = makeSUT(timeout: 30, warmUp: .seconds(3))
+        _ = sut.handle(.start(now: .zero))
+        let first = Fix.fixture(seconds: 1, speed: 0.1)
+        // Nothing still before it: its error would stand for the whole stop, so it is only the fallback.
+        #expect(sut.handle(.fixReceived(first, now: .seconds(1))) == [.wake(at: .seconds(6))])
+        let settled = Fix.fixture(seconds: 4, speed: 0.1)
+        #expect(sut.handle(.fixReceived(settled, now: .seconds(4))) == [.deliver(settled)])
     }
 
     @Test func aBendPastTheInterpolationsShareOfTheBudgetChargesTheBadTimeAccount() throws {

@@ -5,11 +5,12 @@ import TernTesting
 
 /// The gateway's pure core: what the daemon's shell and the simulator both perform.
 @Suite struct GatewayCoreTests {
-    /// The shipped filter; a fixed policy of one fix a minute (its decisions are simple to follow).
+    /// The shipped filter but for the warm-up (each test's first fix is the one it follows); a fixed
+    /// policy of one fix a minute (its decisions are simple to follow).
     private func makeSUT(commitWindow: GroupCommit.Window = GroupCommit.Window()) -> GatewayCore {
         GatewayCore(
             scheduler: FixScheduler(options: .init(policy: .fixed(interval: .seconds(60)))),
-            filter: StandardLocationFilter(), commitWindow: commitWindow)
+            filter: StandardLocationFilter(options: .init(warmUp: .zero)), commitWindow: commitWindow)
     }
 
     /// Starts the core and reports the power-on as done.
@@ -111,10 +112,10 @@ import TernTesting
 
     @Test func shutdownWritesWhatWaitsAndTheFixThinningHolds() {
         var sut = GatewayCore(
-            scheduler: FixScheduler(options: .init(policy: .alwaysOn)), filter: StandardLocationFilter(),
+            scheduler: FixScheduler(options: .init(policy: .alwaysOn)), filter: StandardLocationFilter(options: .init(warmUp: .zero)),
             commitWindow: GroupCommit.Window(maxDelay: .seconds(60), maxPositions: 100))
         started(&sut)
-        // A parked receiver: thinning keeps the first fix and holds the latest.
+        // A parked receiver (past any warm-up): thinning keeps the first fix and holds the latest.
         for second in 1...5 { _ = sut.fixReceived(.fixture(seconds: Double(second)), now: .seconds(Double(second))) }
         let written = writes(sut.shutdownWrites(now: .seconds(6))).flatMap { $0 }.map(\.fix.time)
         #expect(written == [Fix.fixture(seconds: 1).time, Fix.fixture(seconds: 5).time])

@@ -185,9 +185,30 @@ import TernTesting
         #expect(sut.evaluate(.fixture(seconds: 3, speed: 10), context: FilterContext(sessionAge: .seconds(3))).passed)
     }
 
-    @Test func aStillFixPassesTheWarmUp() {
+    @Test func aStillFixThatStartsAStopWaitsOutTheWarmUp() {
+        var sut = StandardLocationFilter(options: .init(warmUp: .seconds(3), thinning: nil))
+        _ = sut.evaluate(.fixture(seconds: 0, speed: 10))
+        let first = sut.evaluate(.fixture(seconds: 60, metresNorth: 400, speed: 0.1), context: FilterContext(sessionAge: .zero))
+        #expect(first.rejection == .warmingUp(seconds: 0, accuracy: 4))
+    }
+
+    @Test func aStillFixWithNothingBeforeItWaitsOutTheWarmUp() {
         var sut = StandardLocationFilter(options: .init(warmUp: .seconds(3)))
-        #expect(sut.evaluate(.fixture(speed: 0.1), context: FilterContext(sessionAge: .zero)).passed)
+        #expect(sut.evaluate(.fixture(speed: 0.1), context: FilterContext(sessionAge: .zero)).rejection == .warmingUp(seconds: 0, accuracy: 4))
+    }
+
+    @Test func aStillFixWithinTheNoiseOfTheStillPositionPassesTheWarmUp() {
+        var sut = StandardLocationFilter(options: .init(warmUp: .seconds(3), thinning: nil))
+        _ = sut.evaluate(.fixture(seconds: 0, speed: 0.1))
+        // Both fixes estimate 4 m: within 2 · (4 + 4) = 16 m the thing has not moved.
+        #expect(sut.evaluate(.fixture(seconds: 300, metresNorth: 15, speed: 0.1), context: FilterContext(sessionAge: .zero)).passed)
+    }
+
+    @Test func aStillFixDisplacedFromTheStillPositionWaitsOutTheWarmUp() {
+        var sut = StandardLocationFilter(options: .init(warmUp: .seconds(3), thinning: nil))
+        _ = sut.evaluate(.fixture(seconds: 0, speed: 0.1))
+        let moved = sut.evaluate(.fixture(seconds: 300, metresNorth: 17, speed: 0.1), context: FilterContext(sessionAge: .zero))
+        #expect(moved.rejection == .warmingUp(seconds: 0, accuracy: 4))
     }
 
     @Test func warmUpNeedsToKnowTheSession() {

@@ -210,9 +210,10 @@ import TernTesting
         let receiver = FakeReceiver()
         let queue = ObservingQueue { receiver.calls }
         let clock = TestClock()
-        // The shipped filter and commit window (the write comes up to a second after the power-off).
+        // The shipped commit window (the write comes up to a second after the power-off) and filter, but
+        // for the warm-up: the session's first fix is the one to store.
         let sut = Gateway(
-            configuration: GatewayCore.Configuration(scheduler: .init(policy: .fixed(interval: .seconds(60)))),
+            configuration: GatewayCore.Configuration(scheduler: .init(policy: .fixed(interval: .seconds(60))), filter: .init(warmUp: .zero)),
             receiver: receiver, queue: queue, forwarder: SpyForwarder(), clock: clock, logger: .quiet())
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await sut.run() }

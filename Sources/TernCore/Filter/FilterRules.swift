@@ -78,10 +78,11 @@ public struct TimeSanityRule: Sendable, Hashable {
 /// not converged, fewer satellites are used: 2–3 × the steady noise in the first 1–3 fixes, the
 /// assumption `ReceiverModel` documents), and their own accuracy estimate hardly shows it (HDOP does
 /// not see an unconverged filter). So a fix less than `period` after the session's first usable fix is
-/// skipped, whatever it estimates — unless its own speed over ground says it is still: a still
-/// track needs no precision beyond the budget (the warm-up error, ~2.5 × a few metres, is well
-/// within it), while on a moving one it adds to the interpolation's error. The adaptive scheduler
-/// asks this same rule before it calls a fix good enough, so the two never disagree.
+/// skipped, whatever it estimates, still or moving: the starts gpsd's logs let one judge were all of
+/// still receivers (docs/scheduling.md), and a still fix's error stands on the map for as long as the
+/// thing stays. One exception: a still fix within the noise of the still position it continues
+/// (`StillAnchor`) only confirms the stop, so it passes at once. The adaptive scheduler asks this
+/// same rule, with its own last fix as the anchor, before it calls a fix good enough.
 public struct WarmUpRule: Sendable, Hashable {
     public var period: Duration
     /// Below this speed over ground (m/s) a fix is still (as `MotionEstimate`).
@@ -92,10 +93,36 @@ public struct WarmUpRule: Sendable, Hashable {
         self.stillSpeed = stillSpeed
     }
 
-    public func rejection(of fix: Fix, context: FilterContext) -> RejectionReason? {
+    /// `anchor`: where the thing was last seen still (nil: moving, or nothing known).
+    public func rejection(of fix: Fix, context: FilterContext, stillAt anchor: StillAnchor?) -> RejectionReason? {
         guard period > .zero, let age = context.sessionAge, age < period else { return nil }
-        if let speed = fix.speed, speed < stillSpeed { return nil }
+        if let anchor, anchor.isConfirmed(by: fix, stillSpeed: stillSpeed) { return nil }
         return .warmingUp(seconds: age.seconds, accuracy: fix.accuracyEstimate)
+    }
+}
+
+/// Where a still thing was last seen, and the accuracy of that fix (metres). A still fix within both
+/// fixes' noise of it, 2 · (its accuracy + the anchor's) as `MotionEstimate` ignores a displacement,
+/// says the thing has not moved.
+public struct StillAnchor: Sendable, Hashable {
+    public var coordinate: Coordinate
+    public var accuracy: Double
+
+    public init(coordinate: Coordinate, accuracy: Double) {
+        self.coordinate = coordinate
+        self.accuracy = accuracy
+    }
+
+    /// `fix` as an anchor when its own speed over ground says it was still.
+    public init?(_ fix: Fix?, stillSpeed: Double) {
+        guard let fix, let speed = fix.speed, speed < stillSpeed else { return nil }
+        self.init(coordinate: fix.coordinate, accuracy: fix.accuracyOrTypical)
+    }
+
+    /// Whether `fix` is still (its own speed over ground) and within the noise of the anchor.
+    public func isConfirmed(by fix: Fix, stillSpeed: Double) -> Bool {
+        guard let speed = fix.speed, speed < stillSpeed else { return false }
+        return Geodesy.distance(coordinate, fix.coordinate) <= 2 * (accuracy + fix.accuracyOrTypical)
     }
 }
 

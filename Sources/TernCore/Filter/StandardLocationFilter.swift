@@ -74,7 +74,7 @@ public struct StandardLocationFilter: LocationFilter {
     }
 
     public mutating func evaluate(_ fix: Fix, context: FilterContext) -> FilterVerdict {
-        if let reason = validity.rejection(of: fix) ?? warmUp.rejection(of: fix, context: context) {
+        if let reason = validity.rejection(of: fix) ?? warmUp.rejection(of: fix, context: context, stillAt: StillAnchor(reference?.fix, stillSpeed: warmUp.stillSpeed)) {
             return FilterVerdict(decision: .reject(reason))
         }
         defer { duplicates.saw(fix) }

@@ -286,7 +286,7 @@ public struct FixScheduler: Sendable, Hashable {
             }
         }
         // The fallback at the deadline is the best fix past the warm-up (the filter would skip the others).
-        let warmedUp = options.warmUp.rejection(of: fix, context: FilterContext(sessionAge: attempt.session.firstFixAt.map { now - $0 })) == nil
+        let warmedUp = options.warmUp.rejection(of: fix, context: FilterContext(sessionAge: attempt.session.firstFixAt.map { now - $0 }), stillAt: stillAnchor) == nil
         if warmedUp, attempt.best.map({ accuracy(of: fix) < accuracy(of: $0) }) ?? true { attempt.best = fix }
         // Past the warm-up the estimate follows the satellite geometry, which changes over minutes:
         // waiting longer for a better one only costs energy and leaves the track uncovered.
@@ -377,6 +377,12 @@ public struct FixScheduler: Sendable, Hashable {
         return [.powerOff, .wake(at: next)]
     }
 
+    /// Where the thing was last seen still, as the warm-up asks (the filter's anchor is its last accepted fix).
+    private var stillAnchor: StillAnchor? {
+        guard let last = intervals.motion.last, last.speed < options.warmUp.stillSpeed else { return nil }
+        return StillAnchor(coordinate: last.coordinate, accuracy: last.accuracy)
+    }
+
     /// A fix that estimates nothing ranks as accurate: the receiver's own verdict (a usable fix) stands.
     private func accuracy(of fix: Fix) -> Double {
         fix.accuracyEstimate ?? 0
@@ -388,6 +394,6 @@ public struct FixScheduler: Sendable, Hashable {
         if case .fixed = options.policy { return true }
         let age = session.firstFixAt.map { now - $0 }
         return accuracy(of: fix) <= options.accuracyTarget
-            && options.warmUp.rejection(of: fix, context: FilterContext(sessionAge: age)) == nil
+            && options.warmUp.rejection(of: fix, context: FilterContext(sessionAge: age), stillAt: stillAnchor) == nil
     }
 }

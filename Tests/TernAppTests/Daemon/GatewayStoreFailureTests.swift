@@ -17,10 +17,11 @@ import TernTesting
         let filler = try fs.fill()
         let receiver = FakeReceiver()
         let clock = TestClock()
-        // No thinning and no commit window, unlike the shipped configuration: every fix is to be stored,
-        // and each write is tried (and fails on the full disk) as soon as its fix is accepted.
+        // No warm-up, no thinning and no commit window, unlike the shipped configuration: every fix is to
+        // be stored, and each write is tried (and fails on the full disk) as soon as its fix is accepted.
         let sut = Gateway(
-            configuration: GatewayCore.Configuration(scheduler: .init(policy: .alwaysOn), filter: .init(thinning: nil), commitWindow: .immediate),
+            configuration: GatewayCore.Configuration(
+                scheduler: .init(policy: .alwaysOn), filter: .init(warmUp: .zero, thinning: nil), commitWindow: .immediate),
             receiver: receiver, queue: queue, forwarder: SpyForwarder(), clock: clock, logger: .quiet())
 
         try await withThrowingTaskGroup(of: Void.self) { group in
