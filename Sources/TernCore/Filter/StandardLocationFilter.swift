@@ -74,7 +74,8 @@ public struct StandardLocationFilter: LocationFilter {
     }
 
     public mutating func evaluate(_ fix: Fix, context: FilterContext) -> FilterVerdict {
-        if let reason = validity.rejection(of: fix) ?? warmUp.rejection(of: fix, context: context, stillAt: StillAnchor(reference?.fix, stillSpeed: warmUp.stillSpeed)) {
+        let stillAt = StillAnchor(reference?.fix, stillSpeed: warmUp.stillSpeed)
+        if let reason = validity.rejection(of: fix) ?? warmUp.rejection(of: fix, context: context, stillAt: stillAt) {
             return FilterVerdict(decision: .reject(reason))
         }
         defer { duplicates.saw(fix) }

@@ -6,7 +6,7 @@ import TernCore
 /// `tern replay` over every log of the NMEA corpus (`Tests/TernNMEATests/Corpus`, real receivers from
 /// gpsd's regression suite): the live decoding path and the daemon's decision core, always on, with
 /// the default filter, thinning on. A log joining several recordings is replayed as Tern started
-/// afresh for each (each recording's first and last fix stored).
+/// afresh for each (each recording's first fix past the warm-up and its last stored).
 /// Counts are pinned. The warm-up skips the first 3 s of each recording, still or moving (at most
 /// `maxWarmUpPerSession` fixes: 3 s at the corpus's fastest rate, 2 Hz); no log may lose more than
 /// `maxRejectedShare` of its usable fixes to the other rules, except those listed in `exceptions`
